@@ -1,0 +1,40 @@
+// Builds a valid cookbook config of about N lines (long scenario lists and search spaces) for benchmarks.
+export function largeConfig(lines = 5000): string {
+  const scenarios = Math.floor((lines - 200) / 4);
+  const valuesPerKey = Math.floor((lines - 200 - 4 * scenarios) / 8) + 20;
+  const out: string[] = [
+    'schema_version: 1',
+    'source:',
+    '  kind: llm_serving_cookbook',
+    'model:',
+    '  name: Qwen/Qwen3-32B',
+    '  tokenizer: Qwen/Qwen3-32B',
+    'hardware:',
+    '  gpu_count: 8',
+    'dataset:',
+    '  kind: random',
+    '  scenario_names:',
+  ];
+  for (let i = 0; i < scenarios; i++) out.push(`  - s${i}`);
+  out.push('  input_len:');
+  for (let i = 0; i < scenarios; i++) out.push(`  - ${1000 + (i % 64) * 100}`);
+  out.push('  output_len:');
+  for (let i = 0; i < scenarios; i++) out.push(`  - ${100 + (i % 16) * 50}`);
+  out.push('benchmark:', '  sla:', '    max_p50_ttft_ms: 2000', '    max_p50_tpot_ms: 80', '    min_success_rate: 0.99');
+  out.push('search:', '  max_candidates_per_framework: 10', '  candidate_generation: coverage_first');
+  out.push('frameworks:');
+  const fw = (name: string, cmd: string, base: string[], keys: string[], extra: string[] = []) => {
+    out.push(`  ${name}:`, '    enabled: true', `    server_command: ${cmd}`, ...extra, '    base_server_flags:');
+    for (const b of base) out.push(`      ${b}`);
+    out.push('    search_space:');
+    for (const k of keys) {
+      out.push(`      ${k}:`);
+      for (let v = 0; v < valuesPerKey; v++) out.push(`      - ${(v + 1) * 8}`);
+    }
+  };
+  fw('sglang', 'python -m sglang.launch_server', ['model_path: Qwen/Qwen3-32B', 'tp_size: 8', 'context_length: 16384'], ['max_running_requests', 'chunked_prefill_size']);
+  fw('vllm', 'vllm serve', ['tensor_parallel_size: 8', 'max_model_len: 16384'], ['max_num_seqs', 'max_num_batched_tokens']);
+  fw('tensorrt_llm', 'trtllm-serve serve', ['backend: pytorch', 'tp_size: 8', 'max_seq_len: 16384'], ['max_batch_size', 'max_num_tokens'], ['    backend_policy: fixed_pytorch']);
+  fw('tokenspeed', 'tokenspeed serve', ['tensor_parallel_size: 8', 'max_model_len: 16384'], ['max_num_seqs', 'chunked_prefill_size']);
+  return `${out.join('\n')}\n`;
+}

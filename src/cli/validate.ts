@@ -1,0 +1,127 @@
+// `autobench validate`: a drop-in for the playbook's validate_cookbook_configs.py, with --json and located warnings.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { checkConfigText } from '../core/config/check';
+import { collectConfigFiles } from '../core/config/files';
+import { fileReport, type FileReport } from '../core/config/report';
+import { loadSnapshotFlags } from '../core/config/snapshot-flags';
+import type { SnapshotFlags } from '../core/config/known-flags';
+import { styleFor } from './colors';
+import { UsageError } from './errors';
+
+export const VALIDATE_HELP = `usage: autobench validate PATH... [--help-dir DIR] [--print-commands] [--json]
+                          [--plan] [--format plain|gcc] [--quiet]
+
+Check cookbook configs without starting a server: the playbook's rules, the
+JSON Schema, and the server flags each framework's CLI accepts.
+
+PATH              a config file, or a folder searched recursively for *.yaml / *.yml
+
+options:
+  --help-dir DIR   check flags against the captured --help texts in DIR
+                   (sglang*launch*, vllm*serve*, trtllm*serve*, tokenspeed*serve*);
+                   frameworks without a snapshot there use the built-in table
+  --print-commands for each config without errors, print '# <file> <framework>'
+                   and the baseline command of each enabled framework
+  --json           print one JSON array: per file its errors, warnings and every
+                   bounded candidate command of each enabled framework
+  --plan           read the files as runtime plans (top-level sla, no
+                   schema_version or server_command)
+  --format gcc     print every finding as FILE:LINE:COL: SEVERITY: MESSAGE [code]
+  --quiet          do not print warnings
+  -h, --help       show this help
+
+Errors print as '<path>: <error>' on stdout, exactly as the playbook's script
+prints them; warnings (our extra checks) go to stderr with their line and never
+change the exit status.
+
+exit status: 0 no errors, 1 a config has errors, 2 bad arguments`;
+
+export interface CliIO {
+  out: NodeJS.WriteStream;
+  err: NodeJS.WriteStream;
+}
+
+export function runValidate(argv: string[], io: CliIO): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'help-dir': { type: 'string' },
+        'print-commands': { type: 'boolean' },
+        json: { type: 'boolean' },
+        plan: { type: 'boolean' },
+        format: { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n\n${VALIDATE_HELP}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out.write(`${VALIDATE_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length === 0) throw new UsageError(`validate needs at least one PATH\n\n${VALIDATE_HELP}`);
+  const format = values.format ?? 'plain';
+  if (format !== 'plain' && format !== 'gcc') throw new UsageError(`--format must be plain or gcc, got '${format}'`);
+
+  const errStyle = styleFor(io.err);
+  let snapshots: SnapshotFlags | undefined;
+  if (values['help-dir'] !== undefined) {
+    try {
+      snapshots = loadSnapshotFlags(values['help-dir']).flags;
+    } catch (e) {
+      throw new UsageError(`--help-dir ${values['help-dir']}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (e as Error).message}`);
+    }
+  }
+
+  const { files, problems } = collectConfigFiles(positionals);
+  let failed = problems.length > 0;
+  for (const p of problems) io.out.write(`${p.path}: ${p.message}\n`);
+
+  const reports: FileReport[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      failed = true;
+      const msg = `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+      reports.push({ file, errors: [{ severity: 'error', code: 'unreadable', message: msg, path: '', line: 1, column: 1, endLine: 1, endColumn: 1 }], warnings: [], candidates: {} });
+      if (!values.json) io.out.write(`${file}: ${msg}\n`);
+      continue;
+    }
+    const result = checkConfigText(text, { kind: values.plan ? 'plan' : 'cookbook', ...(snapshots ? { snapshots } : {}) });
+    const report = fileReport(file, text, result);
+    reports.push(report);
+    if (report.errors.length > 0) failed = true;
+    if (values.json) continue;
+    if (format === 'gcc') {
+      for (const f of [...report.errors, ...report.warnings]) {
+        if (values.quiet && f.severity !== 'error') continue;
+        io.out.write(`${file}:${f.line}:${f.column}: ${f.severity}: ${f.message} [${f.code}]\n`);
+      }
+    } else {
+      for (const e of report.errors) io.out.write(`${file}: ${e.message}\n`);
+      if (!values.quiet) {
+        for (const w of report.warnings) {
+          io.err.write(`${errStyle.dim(`${file}:${w.line}:${w.column}:`)} ${errStyle.yellow('warning')}: ${w.message} ${errStyle.dim(`[${w.code}]`)}\n`);
+        }
+      }
+    }
+    if (values['print-commands'] && report.errors.length === 0) {
+      for (const plan of result.plans) {
+        const baseline = plan.candidates[0];
+        if (baseline) io.out.write(`# ${basename(file)} ${plan.framework}\n${baseline.command}\n`);
+      }
+    }
+  }
+  if (values.json) io.out.write(`${JSON.stringify(reports, null, 2)}\n`);
+  return failed ? 1 : 0;
+}

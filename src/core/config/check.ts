@@ -1,0 +1,120 @@
+// One pass over a config's text: parse, schema, the playbook's rules, candidates, our own warnings.
+import { generateCandidates, type Candidate, type FlagMap } from '../candidates/generate';
+import { renderArgv } from '../candidates/render';
+import { shlexJoin } from '../candidates/shell';
+import { frameworkSpec } from '../frameworks';
+import type { FrameworkKey } from '../frameworks/types';
+import { FindingSink } from './context';
+import { runExtraRules } from './extra-rules';
+import type { Finding } from './finding';
+import { findFlag, type SnapshotFlags } from './known-flags';
+import { runPlaybookRules, type ConfigKind, type FrameworkSection, type PlaybookModel } from './playbook-rules';
+import { isPyMap, type PyValue } from './py-value';
+import { checkSchema } from './schema-check';
+import { parseYaml, type DocNode } from './yaml-doc';
+
+export interface RenderedCandidate {
+  index: number;
+  /** `baseline` for candidate 0, else `c<index>`. */
+  id: string;
+  flags: FlagMap;
+  /** What this candidate sets from the search space. */
+  overrides: FlagMap;
+  argv: string[];
+  /** The exact command line: what the CLI prints, the code lens shows and the runner launches. */
+  command: string;
+}
+
+export interface FrameworkPlan {
+  framework: FrameworkKey;
+  section: FrameworkSection;
+  candidates: RenderedCandidate[];
+  totalCombinations: number;
+  untried: Array<{ key: string; value: PyValue }>;
+  truncated: boolean;
+}
+
+export interface CheckOptions {
+  /** `auto` tells a runtime plan (no schema_version, top-level sla or version_manifest) from a cookbook. */
+  kind?: ConfigKind | 'auto';
+  snapshots?: SnapshotFlags;
+}
+
+export interface CheckResult {
+  kind: ConfigKind;
+  root: DocNode | undefined;
+  model: PlaybookModel;
+  /** All findings, errors first in rule order, then warnings in document order. */
+  findings: Finding[];
+  plans: FrameworkPlan[];
+}
+
+export function detectKind(root: PyValue | undefined): ConfigKind {
+  if (!isPyMap(root)) return 'cookbook';
+  if (root.has('schema_version')) return 'cookbook';
+  return root.has('version_manifest') || root.has('sla') ? 'plan' : 'cookbook';
+}
+
+/** The `false` of a default-on flag renders its disable form (a deliberate difference from the playbook). */
+function disableFormFor(section: FrameworkSection): (key: string) => string | undefined {
+  return (key) => {
+    const flag = findFlag(section.known, key);
+    return flag?.defaultOn ? flag.disableForm : undefined;
+  };
+}
+
+export function planFramework(section: FrameworkSection, model: PlaybookModel): FrameworkPlan {
+  const spec = frameworkSpec(section.framework);
+  const gen = generateCandidates(model.strategy, section.base as FlagMap, section.searchSpace as FlagMap, model.maxCandidates);
+  const disableForm = disableFormFor(section);
+  const candidates = gen.candidates.map((c: Candidate): RenderedCandidate => {
+    const argv = renderArgv({
+      serverCommand: section.serverCommand,
+      model: model.modelName,
+      positionalModel: spec.positionalModel,
+      flagStyle: spec.flagStyle,
+      flags: c.flags,
+      disableForm,
+    });
+    return { index: c.index, id: c.id, flags: c.flags, overrides: c.overrides, argv, command: shlexJoin(argv) };
+  });
+  return { framework: section.framework, section, candidates, totalCombinations: gen.totalCombinations, untried: gen.untried, truncated: gen.truncated };
+}
+
+const severityRank = { error: 0, warning: 1, info: 2 } as const;
+
+export function checkConfigText(text: string, opts: CheckOptions = {}): CheckResult {
+  const parsed = parseYaml(text);
+  const sink = new FindingSink(parsed.root);
+  for (const p of parsed.problems) {
+    sink.findings.push({ severity: 'error', code: p.code, message: p.message, path: [], range: p.range });
+  }
+  const rootValue = parsed.root?.value;
+  const kind = opts.kind === undefined || opts.kind === 'auto' ? (opts.kind === 'auto' ? detectKind(rootValue) : 'cookbook') : opts.kind;
+  const emptyModel: PlaybookModel = {
+    kind,
+    modelName: undefined,
+    tokenizer: undefined,
+    scenarios: [],
+    requiredLength: undefined,
+    maxCandidates: 10,
+    strategy: 'baseline_first_bounded_product',
+    frameworks: [],
+    slaPath: undefined,
+  };
+  if (parsed.root === undefined && parsed.problems.length > 0) {
+    return { kind, root: undefined, model: emptyModel, findings: sink.findings, plans: [] };
+  }
+  const model = runPlaybookRules(sink, rootValue, kind, opts.snapshots, text);
+  const plans = model.frameworks.filter((s) => s.enabled && s.usable).map((s) => planFramework(s, model));
+  const errorsEnd = sink.findings.length;
+  runExtraRules(sink, rootValue, model, plans);
+  for (const f of checkSchema(kind, parsed.root)) sink.findings.push(f);
+  const errors = sink.findings.filter((f) => f.severity === 'error');
+  const rest = sink.findings
+    .slice(0, errorsEnd)
+    .filter((f) => f.severity !== 'error')
+    .concat(sink.findings.slice(errorsEnd).filter((f) => f.severity !== 'error'))
+    .sort((a, b) => severityRank[a.severity] - severityRank[b.severity] || a.range[0] - b.range[0]);
+  return { kind, root: parsed.root, model, findings: [...errors, ...rest], plans };
+}

@@ -1,0 +1,40 @@
+// Collects findings while rules walk a parsed config, resolving each YAML path to a source range.
+import type { Finding, Fix, Severity } from './finding';
+import { nearestNode, nodeAt, type DocNode, type Range, type YamlPath } from './yaml-doc';
+
+export interface ReportOptions {
+  /** Point at the key that holds the node instead of its value. */
+  onKey?: boolean;
+  fix?: Fix;
+}
+
+export class FindingSink {
+  readonly findings: Finding[] = [];
+
+  constructor(readonly root: DocNode | undefined) {}
+
+  /** Range of the node at `path`, or its nearest existing parent's. */
+  rangeOf(path: YamlPath, onKey = false): Range {
+    const exact = nodeAt(this.root, path);
+    if (exact) return onKey && exact.keyRange ? exact.keyRange : exact.range;
+    const { node } = nearestNode(this.root, path);
+    if (!node) return [0, 0];
+    // A missing key is reported on its parent's key, which is where the reader looks.
+    return node.keyRange ?? node.range;
+  }
+
+  report(severity: Severity, code: string, message: string, path: YamlPath, opts: ReportOptions = {}): Finding {
+    const f: Finding = { severity, code, message, path: [...path], range: this.rangeOf(path, opts.onKey) };
+    if (opts.fix) f.fix = opts.fix;
+    this.findings.push(f);
+    return f;
+  }
+
+  error(code: string, message: string, path: YamlPath, opts?: ReportOptions): Finding {
+    return this.report('error', code, message, path, opts);
+  }
+
+  warn(code: string, message: string, path: YamlPath, opts?: ReportOptions): Finding {
+    return this.report('warning', code, message, path, opts);
+  }
+}

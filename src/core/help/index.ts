@@ -1,0 +1,7 @@
+// Public entry of the help-snapshot module: parse `--help` texts, find snapshots, derive flag specs.
+export { parseHelp } from './parse';
+export type { ParseHint } from './parse';
+export { classifySnapshotFile } from './classify';
+export { discoverSnapshots, loadServerCatalogs, mergeCatalogs, readHelpFile } from './snapshots';
+export { catalogToFlagSpecs, lookupFlag, optionToKey } from './flag-specs';
+export type { FlagCatalog, HelpFormat, HelpOption, SnapshotFile, SnapshotRole } from './types';
