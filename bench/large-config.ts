@@ -1,7 +1,8 @@
 // Builds a valid cookbook config of about N lines (long scenario lists and search spaces) for benchmarks.
 export function largeConfig(lines = 5000): string {
-  const scenarios = Math.floor((lines - 200) / 4);
-  const valuesPerKey = Math.floor((lines - 200 - 4 * scenarios) / 8) + 20;
+  // Half the lines are scenarios (3 per scenario), half are search values (8 keys in all).
+  const scenarios = Math.floor(lines / 6);
+  const valuesPerKey = Math.max(2, Math.floor((lines - 3 * scenarios - 70) / 8));
   const out: string[] = [
     'schema_version: 1',
     'source:',
@@ -36,5 +37,6 @@ export function largeConfig(lines = 5000): string {
   fw('vllm', 'vllm serve', ['tensor_parallel_size: 8', 'max_model_len: 16384'], ['max_num_seqs', 'max_num_batched_tokens']);
   fw('tensorrt_llm', 'trtllm-serve serve', ['backend: pytorch', 'tp_size: 8', 'max_seq_len: 16384'], ['max_batch_size', 'max_num_tokens'], ['    backend_policy: fixed_pytorch']);
   fw('tokenspeed', 'tokenspeed serve', ['tensor_parallel_size: 8', 'max_model_len: 16384'], ['max_num_seqs', 'chunked_prefill_size']);
+  while (out.length < lines) out.push(`# note ${out.length}`);
   return `${out.join('\n')}\n`;
 }
