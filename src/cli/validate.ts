@@ -1,5 +1,5 @@
 // `autobench validate`: a drop-in for the playbook's validate_cookbook_configs.py, with --json and located warnings.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkConfigText } from '../core/config/check';
@@ -73,11 +73,21 @@ export function runValidate(argv: string[], io: CliIO): number {
 
   const errStyle = styleFor(io.err);
   let snapshots: SnapshotFlags | undefined;
-  if (values['help-dir'] !== undefined) {
+  const helpDir = values['help-dir'];
+  if (helpDir !== undefined) {
+    let isDir = false;
     try {
-      snapshots = loadSnapshotFlags(values['help-dir']).flags;
-    } catch (e) {
-      throw new UsageError(`--help-dir ${values['help-dir']}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (e as Error).message}`);
+      isDir = statSync(helpDir).isDirectory();
+    } catch {
+      /* reported below */
+    }
+    if (!isDir) throw new UsageError(`--help-dir ${helpDir}: no such directory; point it at the folder of captured --help texts`);
+    const loaded = loadSnapshotFlags(helpDir);
+    snapshots = loaded.flags;
+    if (loaded.missing.length === 4) {
+      io.err.write(
+        `${errStyle.yellow('warning')}: --help-dir ${helpDir} holds no server snapshot (names like sglang_launch_server.txt, vllm_serve_all.txt, trtllm_serve.txt, tokenspeed_serve.txt); flags are checked against the built-in table\n`,
+      );
     }
   }
 

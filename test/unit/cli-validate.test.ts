@@ -116,11 +116,24 @@ describe('autobench validate', () => {
 
   test('a snapshot adds flags the built-in table lacks', () => {
     const f = join(dir, 'snap-adds.yaml');
-    writeFileSync(f, mutate('      max_model_len: 12288\n', '      max_model_len: 12288\n      disable_log_stats: true\n'));
+    writeFileSync(f, mutate('      max_model_len: 12288\n', '      max_model_len: 12288\n      enable_force_include_usage: true\n'));
     const help = join(dir, 'help-0201');
     cpSync(join(HELP, 'vllm', 'v0.20.1'), help, { recursive: true });
+    assert.equal(run(['validate', f]).code, 1, 'the built-in table does not know the flag');
     const r = run(['validate', '--help-dir', help, f]);
     assert.equal(r.code, 0, r.out);
+  });
+
+  test('--help-dir must exist; an empty one says so', () => {
+    const cfg = join(UPSTREAM, 'qwen3-235b-a22b.yaml');
+    const gone = run(['validate', '--help-dir', join(dir, 'no-such-dir'), cfg]);
+    assert.equal(gone.code, 2);
+    assert.match(gone.err, /--help-dir .*no-such-dir: no such directory/);
+    const empty = join(dir, 'empty-help');
+    mkdirSync(empty);
+    const r = run(['validate', '--help-dir', empty, cfg]);
+    assert.equal(r.code, 0);
+    assert.match(r.err, /holds no server snapshot/);
   });
 
   test('usage errors exit 2 with a message, missing paths exit 1', () => {

@@ -3,7 +3,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkConfigText } from '../../src/core/config/check';
 import { LineIndex } from '../../src/core/config/finding';
-import { mutate, VALID } from './fixtures';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SnapshotFlags } from '../../src/core/config/known-flags';
+import { loadSnapshotFlags } from '../../src/core/config/snapshot-flags';
+import { HELP, mutate, VALID } from './fixtures';
 
 const errors = (text: string) =>
   checkConfigText(text)
@@ -122,6 +127,23 @@ describe('playbook rules', () => {
     ]);
   });
 
+  test('sequence-limit errors come with a fix that raises the limit', () => {
+    const apply = (text: string, code: string) => {
+      const f = checkConfigText(text).findings.find((x) => x.code === code);
+      assert.ok(f?.fix, code);
+      const e = f.fix.edits[0]!;
+      return text.slice(0, e.range[0]) + e.newText + text.slice(e.range[1]);
+    };
+    const small = mutate('      max_model_len: 12288', '      max_model_len: 4096');
+    assert.equal(apply(small, 'seq-limit-small'), mutate('      max_model_len: 12288', '      max_model_len: 9000'));
+    const missing = mutate('      max_model_len: 12288\n', '');
+    const fixed = apply(missing, 'seq-limit-small');
+    assert.ok(fixed.includes('      gpu_memory_utilization: 0.90\n      max_model_len: 9000\n'), fixed);
+    assert.deepEqual(errors(fixed), []);
+    const searched = mutate('      max_num_seqs: [64, 128]', '      max_num_seqs: [64, 128]\n      max_model_len: [16384, 8192]');
+    assert.deepEqual(errors(apply(searched, 'seq-limit-search-small')), []);
+  });
+
   test('SLA keys: deprecated names, unknown names, top-level sla fallback', () => {
     assert.deepEqual(errors(mutate('max_p50_ttft_ms: 2000', 'max_p99_ttft_ms: 2000')), [
       "sla: 'max_p99_ttft_ms' is deprecated; use 'max_p50_ttft_ms' (see references/result-schema.md)",
@@ -187,6 +209,59 @@ describe('deliberate differences from the playbook script', () => {
 
   test("enabled: 'false' (a string) is an error, not enabled", () => {
     assert.deepEqual(errors(mutate('  tensorrt_llm:\n    enabled: false', "  tensorrt_llm:\n    enabled: 'false'")), ["tensorrt_llm: enabled must be true or false, got 'false'"]);
+  });
+
+  test('false for a default-on flag renders its disable form', () => {
+    const text = mutate('      max_model_len: 12288\n', '      max_model_len: 12288\n      enable_prefix_caching: false\n');
+    const vllm = checkConfigText(text).plans.find((p) => p.framework === 'vllm')!;
+    assert.match(vllm.candidates[0]!.command, / --no-enable-prefix-caching$/);
+    const snap = loadSnapshotFlags(join(HELP, 'vllm', 'v0.20.1')).flags;
+    const withSnap = checkConfigText(text, { snapshots: snap }).plans.find((p) => p.framework === 'vllm')!;
+    assert.match(withSnap.candidates[0]!.command, / --no-enable-prefix-caching$/);
+  });
+
+  test('false for a default-on flag with no disable form is an error', () => {
+    const snapshots: SnapshotFlags = {
+      vllm: {
+        framework: 'vllm',
+        source: 'snapshot',
+        files: ['x.txt'],
+        label: 'snapshot x',
+        groupedSummaryOnly: false,
+        flags: [
+          { key: 'tensor_parallel_size', kind: 'int' },
+          { key: 'gpu_memory_utilization', kind: 'float' },
+          { key: 'max_model_len', kind: 'int' },
+          { key: 'max_num_seqs', kind: 'int' },
+          { key: 'always_on', kind: 'bool', defaultOn: true },
+        ],
+      },
+    };
+    const text = mutate('      max_model_len: 12288\n', '      max_model_len: 12288\n      always_on: false\n');
+    const errs = checkConfigText(text, { snapshots }).findings.filter((f) => f.severity === 'error');
+    assert.deepEqual(errs.map((f) => f.message), ["vllm: always_on is on by default and snapshot x lists no flag that turns it off; 'false' would be silently ignored"]);
+  });
+
+  test('benchmark-client help files are not merged into server flags', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'autobench-client-help-'));
+    cpSync(join(HELP, 'vllm', 'v0.20.1', 'vllm_bench_serve_all.txt'), join(dir, 'vllm_bench_serve_all.txt'));
+    cpSync(join(HELP, 'trtllm', 'main-benchmark_serving.py-0228a712', 'trtllm_benchmark_serving.txt'), join(dir, 'trtllm_benchmark_serving.txt'));
+    const loaded = loadSnapshotFlags(dir);
+    assert.deepEqual(loaded.missing, ['sglang', 'vllm', 'tensorrt_llm', 'tokenspeed']);
+  });
+
+  test('a snapshot adds flags the built-in table lacks and drops ones the version lacks', () => {
+    const snap = loadSnapshotFlags(join(HELP, 'vllm', 'v0.20.1')).flags;
+    const adds = mutate('      max_model_len: 12288\n', '      max_model_len: 12288\n      enable_force_include_usage: true\n');
+    assert.deepEqual(errors(adds).length, 1, 'the built-in table does not know enable_force_include_usage');
+    assert.deepEqual(checkConfigText(adds, { snapshots: snap }).findings.filter((f) => f.severity === 'error'), []);
+    const old = loadSnapshotFlags(join(HELP, 'vllm', 'v0.6.6')).flags;
+    const drops = mutate('      max_num_seqs: [64, 128]', '      max_num_seqs: [64, 128]\n      long_prefill_token_threshold: [0, 4096]');
+    assert.deepEqual(errors(drops), []);
+    assert.deepEqual(
+      checkConfigText(drops, { snapshots: old }).findings.filter((f) => f.severity === 'error').map((f) => f.message),
+      ["vllm: unknown or unsupported server flag 'long_prefill_token_threshold'"],
+    );
   });
 
   test('error order is deterministic across runs', () => {

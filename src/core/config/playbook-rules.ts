@@ -5,7 +5,7 @@ import { shlexSplit, ShellSyntaxError } from '../candidates/shell';
 import type { FindingSink } from './context';
 import { findFlag, knownFlagsFor, type KnownFlags, type SnapshotFlags } from './known-flags';
 import { isPyInt, isPyMap, pyRepr, pyStr, type PyMap, type PyValue } from './py-value';
-import type { YamlPath } from './yaml-doc';
+import { nodeAt, type YamlPath } from './yaml-doc';
 import type { TextEdit } from './finding';
 
 export const SLA_KEYS = ['max_p50_ttft_ms', 'max_p50_tpot_ms', 'min_success_rate', 'max_p50_e2e_ms'] as const;
@@ -70,6 +70,22 @@ export function removeEntryEdit(sink: FindingSink, path: YamlPath, text: string)
   const nl = text.indexOf('\n', end);
   end = nl === -1 ? text.length : nl + 1;
   return { range: [lineStart, end], newText: '' };
+}
+
+/** Adds `line` as the last entry of the block mapping at `path`, indented like its first key. */
+export function appendEntryEdit(sink: FindingSink, path: YamlPath, line: string, text: string): TextEdit | undefined {
+  const node = nodeAt(sink.root, path);
+  const entries = node?.entries;
+  if (node?.kind !== 'map' || !entries || entries.length === 0) return undefined;
+  const firstKey = entries[0]!.keyRange[0];
+  const lineStart = text.lastIndexOf('\n', firstKey - 1) + 1;
+  const indent = text.slice(lineStart, firstKey);
+  if (indent.trim() !== '') return undefined; // a flow mapping: leave it to the user
+  const last = entries[entries.length - 1]!;
+  const end = Math.max(last.keyRange[1], last.node.range[1]);
+  const nl = text.indexOf('\n', end);
+  const at = nl === -1 ? text.length : nl + 1;
+  return { range: [at, at], newText: `${nl === -1 ? '\n' : ''}${indent}${line}\n` };
 }
 
 export function runPlaybookRules(sink: FindingSink, root: PyValue | undefined, kind: ConfigKind, snapshots: SnapshotFlags | undefined, text: string): PlaybookModel {
@@ -295,7 +311,13 @@ function checkEnabledFramework(sink: FindingSink, fw: FrameworkKey, section: PyM
     if (!isPyInt(baseLimit ?? null)) {
       sink.error('seq-limit-int', `${fw}: base ${key} is not an integer`, basePath);
     } else if ((baseLimit as number) < R) {
-      sink.error('seq-limit-small', `${fw}: base ${key} (${pyStr(baseLimit as number)}) is smaller than the largest dataset scenario (${R})`, basePath, { onKey: !sec.base.has(key) });
+      const edit = sec.base.has(key)
+        ? { range: sink.rangeOf(basePath), newText: String(R) }
+        : appendEntryEdit(sink, [...at, 'base_server_flags'], `${key}: ${R}`, text);
+      sink.error('seq-limit-small', `${fw}: base ${key} (${pyStr(baseLimit as number)}) is smaller than the largest dataset scenario (${R})`, basePath, {
+        onKey: !sec.base.has(key),
+        ...(edit ? { fix: { title: `Set ${key} to ${R}`, edits: [edit] } } : {}),
+      });
     }
     if (sec.searchSpace.has(key)) {
       const raw = sec.searchSpace.get(key) ?? null;
@@ -303,7 +325,11 @@ function checkEnabledFramework(sink: FindingSink, fw: FrameworkKey, section: PyM
       values.forEach((v, i) => {
         const p: YamlPath = Array.isArray(raw) ? [...at, 'search_space', key, i] : [...at, 'search_space', key];
         if (!isPyInt(v)) sink.error('seq-limit-search-int', `${fw}: search_space ${key} candidate ${pyRepr(v)} is not an integer`, p);
-        else if (v < R) sink.error('seq-limit-search-small', `${fw}: search_space ${key} candidate ${pyStr(v)} is smaller than the largest dataset scenario (${R})`, p);
+        else if (v < R) {
+          sink.error('seq-limit-search-small', `${fw}: search_space ${key} candidate ${pyStr(v)} is smaller than the largest dataset scenario (${R})`, p, {
+            fix: { title: `Raise this candidate to ${R}`, edits: [{ range: sink.rangeOf(p), newText: String(R) }] },
+          });
+        }
       });
     }
   }
