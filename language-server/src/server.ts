@@ -1,55 +1,287 @@
-// The language server entry: LSP wiring only; every verdict comes from src/core.
+// The language server entry: LSP wiring only; every verdict, completion and lens comes from src/core.
+import { readFileSync } from 'node:fs';
 import {
+  CodeActionKind,
+  CompletionItemKind,
   createConnection,
   DiagnosticSeverity,
+  DiagnosticTag,
   ProposedFeatures,
+  SymbolKind,
   TextDocuments,
   TextDocumentSyncKind,
+  type CodeAction,
+  type CompletionItem,
   type Diagnostic,
+  type DocumentSymbol,
+  type Range as LspRange,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { checkConfigText } from '../../src/core/config/check';
-import { loadSnapshotFlags } from '../../src/core/config/snapshot-flags';
-import type { SnapshotFlags } from '../../src/core/config/known-flags';
-import { looksLikeConfig } from '../../src/core/config/detect';
-import { DEFAULT_SETTINGS, DIAGNOSTIC_SOURCE, type ServerSettings } from '../../src/shared/protocol';
+import { LineIndex, type Finding } from '../../src/core/config/finding';
+import { completeAt, type CompletionKind } from '../../src/core/editor/completion';
+import { hoverAt } from '../../src/core/editor/hover';
+import { commandsListing, lensesFor, outlineFor, type OutlineSymbol, type SymbolKind as CoreSymbolKind } from '../../src/core/editor/outline';
+import type { Range } from '../../src/core/config/yaml-doc';
+import {
+  CANDIDATES_REQUEST,
+  DEFAULT_SETTINGS,
+  DIAGNOSTIC_SOURCE,
+  SETTINGS_NOTIFICATION,
+  STATUS_NOTIFICATION,
+  VALIDATE_FILES_REQUEST,
+  type CandidatesParams,
+  type CandidatesResult,
+  type ServerSettings,
+  type StatusParams,
+  type ValidateFilesParams,
+  type ValidateFilesResult,
+} from '../../src/shared/protocol';
+import { Analyzer, uriToPath, type Analysis } from './analysis';
+import { DiagnosticScheduler } from './scheduler';
+import { SnapshotCache } from './snapshot-cache';
 
 const connection = createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 let settings: ServerSettings = DEFAULT_SETTINGS;
-let snapshots: SnapshotFlags | undefined;
+let roots: string[] = [];
+const snapshots = new SnapshotCache();
+const analyzer = new Analyzer(
+  snapshots,
+  () => settings,
+  () => roots,
+);
 
-connection.onInitialize((params) => {
-  const init = params.initializationOptions as Partial<ServerSettings> | undefined;
-  settings = { ...DEFAULT_SETTINGS, ...init };
-  if (settings.helpDir) {
-    try {
-      snapshots = loadSnapshotFlags(settings.helpDir).flags;
-    } catch (e) {
-      connection.console.warn(`autobench.helpDir ${settings.helpDir}: ${(e as Error).message}; using the built-in flag table`);
-    }
-  }
-  return { capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental } };
-});
+function toRange(lines: LineIndex, r: Range): LspRange {
+  return { start: lines.positionAt(r[0]), end: lines.positionAt(r[1]) };
+}
 
-function validate(doc: TextDocument): void {
-  const text = doc.getText();
-  if (!looksLikeConfig(text)) {
-    void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: [] });
-    return;
-  }
-  const result = checkConfigText(text, { kind: 'auto', ...(snapshots ? { snapshots } : {}) });
-  const diagnostics: Diagnostic[] = result.findings.map((f) => ({
-    range: { start: doc.positionAt(f.range[0]), end: doc.positionAt(f.range[1]) },
+function toDiagnostic(lines: LineIndex, f: Finding): Diagnostic {
+  const d: Diagnostic = {
+    range: toRange(lines, f.range),
     severity: f.severity === 'error' ? DiagnosticSeverity.Error : f.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Information,
     code: f.code,
     source: DIAGNOSTIC_SOURCE,
     message: f.message,
-  }));
-  void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
+  };
+  if (f.code === 'sla-deprecated') d.tags = [DiagnosticTag.Deprecated];
+  return d;
 }
 
-documents.onDidChangeContent((e) => validate(e.document));
-documents.onDidClose((e) => void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] }));
+function analysisOf(uri: string): Analysis | undefined {
+  const doc = documents.get(uri);
+  if (!doc || !analyzer.isConfig(uri, doc.getText())) return undefined;
+  return analyzer.analyze(uri, doc.version, doc.getText());
+}
+
+function publish(a: Analysis): void {
+  const lines = new LineIndex(a.text);
+  void connection.sendDiagnostics({ uri: a.uri, version: a.version, diagnostics: a.result.findings.map((f) => toDiagnostic(lines, f)) });
+  const status: StatusParams = {
+    uri: a.uri,
+    sources: a.sources,
+    builtinOnly: a.builtinOnly,
+    validatedAt: a.at.toISOString(),
+    ms: Math.round(a.ms * 10) / 10,
+    errors: a.result.findings.filter((f) => f.severity === 'error').length,
+    warnings: a.result.findings.filter((f) => f.severity !== 'error').length,
+  };
+  void connection.sendNotification(STATUS_NOTIFICATION, status);
+  if (a.snapshotProblem) connection.console.warn(`${a.uri}: ${a.snapshotProblem}`);
+}
+
+const scheduler = new DiagnosticScheduler(
+  () => settings.debounceMs,
+  (uri) => {
+    const doc = documents.get(uri);
+    if (!doc) return;
+    const version = doc.version;
+    if (!analyzer.isConfig(uri, doc.getText())) {
+      void connection.sendDiagnostics({ uri, version, diagnostics: [] });
+      return;
+    }
+    const a = analyzer.analyze(uri, version, doc.getText());
+    // Drop the result if the document moved on while it was computed.
+    if (documents.get(uri)?.version !== version) return;
+    publish(a);
+  },
+);
+
+connection.onInitialize((params) => {
+  const init = params.initializationOptions as Partial<ServerSettings> | undefined;
+  settings = { ...DEFAULT_SETTINGS, ...init };
+  roots = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)).filter((p): p is string => p !== undefined);
+  if (roots.length === 0 && params.rootUri) {
+    const p = uriToPath(params.rootUri);
+    if (p) roots = [p];
+  }
+  return {
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      completionProvider: { triggerCharacters: [' ', ':', '-', '\n'], resolveProvider: false },
+      hoverProvider: true,
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+      codeLensProvider: { resolveProvider: false },
+      documentSymbolProvider: true,
+    },
+    serverInfo: { name: 'autobench-language-server' },
+  };
+});
+
+connection.onNotification(SETTINGS_NOTIFICATION, (next: Partial<ServerSettings>) => {
+  settings = { ...DEFAULT_SETTINGS, ...next };
+  analyzer.clear();
+  for (const doc of documents.all()) scheduler.schedule(doc.uri, true);
+});
+
+connection.onDidChangeWatchedFiles((p) => {
+  const changed = p.changes.map((c) => uriToPath(c.uri)).filter((x): x is string => x !== undefined);
+  if (snapshots.invalidate(changed)) {
+    analyzer.clear();
+    for (const doc of documents.all()) scheduler.schedule(doc.uri, true);
+  }
+});
+
+documents.onDidOpen((e) => scheduler.schedule(e.document.uri, true));
+documents.onDidChangeContent((e) => scheduler.schedule(e.document.uri, false));
+documents.onDidClose((e) => {
+  scheduler.cancel(e.document.uri);
+  analyzer.forget(e.document.uri);
+  void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+});
+
+const COMPLETION_KIND: Record<CompletionKind, CompletionItemKind> = {
+  property: CompletionItemKind.Property,
+  flag: CompletionItemKind.Field,
+  value: CompletionItemKind.EnumMember,
+  boolean: CompletionItemKind.Value,
+};
+
+connection.onCompletion((p) => {
+  const doc = documents.get(p.textDocument.uri);
+  if (!doc || !analyzer.isConfig(doc.uri, doc.getText())) return [];
+  const a = analyzer.analyze(doc.uri, doc.version, doc.getText());
+  const lines = new LineIndex(a.text);
+  const offset = lines.offsetAt(p.position);
+  return completeAt(a.text, offset, a.result.kind, a.snapshots).map((c): CompletionItem => {
+    const item: CompletionItem = {
+      label: c.label,
+      kind: COMPLETION_KIND[c.kind],
+      textEdit: { range: toRange(lines, c.replace), newText: c.insertText },
+    };
+    if (c.detail) item.detail = c.detail;
+    if (c.documentation) item.documentation = { kind: 'markdown', value: c.documentation };
+    if (c.sortText) item.sortText = c.sortText;
+    if (c.deprecated) item.tags = [1];
+    return item;
+  });
+});
+
+connection.onHover((p) => {
+  const a = analysisOf(p.textDocument.uri);
+  if (!a) return null;
+  const lines = new LineIndex(a.text);
+  const h = hoverAt(a.result, lines.offsetAt(p.position), a.snapshots);
+  return h ? { contents: { kind: 'markdown', value: h.markdown }, range: toRange(lines, h.range) } : null;
+});
+
+const overlaps = (a: Range, b: Range) => a[0] <= b[1] && b[0] <= a[1];
+
+connection.onCodeAction((p) => {
+  const a = analysisOf(p.textDocument.uri);
+  if (!a) return [];
+  const lines = new LineIndex(a.text);
+  const want: Range = [lines.offsetAt(p.range.start), lines.offsetAt(p.range.end)];
+  const actions: CodeAction[] = [];
+  for (const f of a.result.findings) {
+    if (!f.fixes || !overlaps(f.range, want)) continue;
+    const diagnostic = toDiagnostic(lines, f);
+    f.fixes.forEach((fix, i) => {
+      actions.push({
+        title: fix.title,
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [diagnostic],
+        isPreferred: i === 0,
+        edit: { changes: { [a.uri]: fix.edits.map((e) => ({ range: toRange(lines, e.range), newText: e.newText })) } },
+      });
+    });
+  }
+  return actions;
+});
+
+connection.onCodeLens((p) => {
+  const a = analysisOf(p.textDocument.uri);
+  if (!a) return [];
+  const lines = new LineIndex(a.text);
+  return lensesFor(a.result).map((l) => ({
+    range: toRange(lines, l.range),
+    command: { title: l.title, command: 'autobench.showCandidates', arguments: [a.uri, l.framework] },
+  }));
+});
+
+const SYMBOL_KIND: Record<CoreSymbolKind, SymbolKind> = {
+  module: SymbolKind.Module,
+  array: SymbolKind.Array,
+  object: SymbolKind.Object,
+  field: SymbolKind.Field,
+  event: SymbolKind.Event,
+};
+
+function toSymbol(lines: LineIndex, s: OutlineSymbol): DocumentSymbol {
+  const sym: DocumentSymbol = {
+    name: s.name,
+    kind: SYMBOL_KIND[s.kind],
+    range: toRange(lines, s.range),
+    selectionRange: toRange(lines, s.selection),
+  };
+  if (s.detail) sym.detail = s.detail;
+  if (s.children) sym.children = s.children.map((c) => toSymbol(lines, c));
+  return sym;
+}
+
+connection.onDocumentSymbol((p) => {
+  const a = analysisOf(p.textDocument.uri);
+  if (!a) return [];
+  const lines = new LineIndex(a.text);
+  return outlineFor(a.result).map((s) => toSymbol(lines, s));
+});
+
+connection.onRequest(CANDIDATES_REQUEST, (p: CandidatesParams): CandidatesResult => {
+  let a = analysisOf(p.uri);
+  if (!a) {
+    const path = uriToPath(p.uri);
+    if (!path) throw new Error(`not a file: ${p.uri}`);
+    const text = readFileSync(path, 'utf8');
+    a = analyzer.analyze(p.uri, -1, text);
+  }
+  const candidates: Record<string, string[]> = {};
+  for (const plan of a.result.plans) candidates[plan.framework] = plan.candidates.map((c) => c.command);
+  return { content: commandsListing(uriToPath(p.uri) ?? p.uri, a.result, p.framework), candidates };
+});
+
+connection.onRequest(VALIDATE_FILES_REQUEST, (p: ValidateFilesParams): ValidateFilesResult => {
+  const out: ValidateFilesResult = { configs: 0, errors: 0, warnings: 0, skipped: 0 };
+  for (const uri of p.uris) {
+    const open = documents.get(uri);
+    const path = uriToPath(uri);
+    let text: string;
+    try {
+      text = open ? open.getText() : path ? readFileSync(path, 'utf8') : '';
+    } catch {
+      out.skipped++;
+      continue;
+    }
+    if (!analyzer.isConfig(uri, text)) {
+      out.skipped++;
+      continue;
+    }
+    const a = analyzer.analyze(uri, open ? open.version : -1, text);
+    out.configs++;
+    out.errors += a.result.findings.filter((f) => f.severity === 'error').length;
+    out.warnings += a.result.findings.filter((f) => f.severity !== 'error').length;
+    publish(a);
+  }
+  return out;
+});
+
 documents.listen(connection);
 connection.listen();

@@ -96,8 +96,8 @@ describe('playbook rules', () => {
   test('unknown flag comes with a quick fix that removes its line', () => {
     const text = mutate('      max_model_len: 12288\n', '      max_model_len: 12288\n      not_a_flag: 3\n');
     const f = checkConfigText(text).findings.find((x) => x.code === 'unknown-flag');
-    assert.ok(f?.fix);
-    const edit = f.fix.edits[0]!;
+    assert.ok(f?.fixes?.[0]);
+    const edit = f.fixes[0].edits[0]!;
     const fixed = text.slice(0, edit.range[0]) + edit.newText + text.slice(edit.range[1]);
     assert.equal(fixed, VALID);
     assert.deepEqual(errors(fixed), []);
@@ -130,8 +130,8 @@ describe('playbook rules', () => {
   test('sequence-limit errors come with a fix that raises the limit', () => {
     const apply = (text: string, code: string) => {
       const f = checkConfigText(text).findings.find((x) => x.code === code);
-      assert.ok(f?.fix, code);
-      const e = f.fix.edits[0]!;
+      assert.ok(f?.fixes?.[0], code);
+      const e = f.fixes[0].edits[0]!;
       return text.slice(0, e.range[0]) + e.newText + text.slice(e.range[1]);
     };
     const small = mutate('      max_model_len: 12288', '      max_model_len: 4096');
@@ -159,7 +159,7 @@ describe('playbook rules', () => {
   test('deprecated SLA key has a rename fix', () => {
     const text = mutate('max_p50_ttft_ms: 2000', 'max_p99_ttft_ms: 2000');
     const f = checkConfigText(text).findings.find((x) => x.code === 'sla-deprecated')!;
-    const e = f.fix!.edits[0]!;
+    const e = f.fixes![0]!.edits[0]!;
     assert.equal(text.slice(0, e.range[0]) + e.newText + text.slice(e.range[1]), VALID);
   });
 
@@ -277,6 +277,19 @@ describe('our warnings', () => {
 
   test('memory knob in search_space', () => {
     assert.ok(codes(mutate('      max_num_seqs: [64, 128]', '      max_num_seqs: [64, 128]\n      gpu_memory_utilization: [0.8, 0.9]')).includes('memory-knob-searched'));
+  });
+
+  test('a searched memory knob has a fix that moves it to the base flags', () => {
+    const text = mutate('      gpu_memory_utilization: 0.90\n', '').replace('      max_num_seqs: [64, 128]', '      gpu_memory_utilization: [0.85, 0.9]\n      max_num_seqs: [64, 128]');
+    const f = checkConfigText(text).findings.find((x) => x.code === 'memory-knob-searched')!;
+    const fix = f.fixes![0]!;
+    assert.equal(fix.title, 'Move gpu_memory_utilization to base_server_flags (0.85)');
+    const edits = [...fix.edits].sort((a, b) => b.range[0] - a.range[0]);
+    let out = text;
+    for (const e of edits) out = out.slice(0, e.range[0]) + e.newText + out.slice(e.range[1]);
+    assert.ok(out.includes('      max_model_len: 12288\n      gpu_memory_utilization: 0.85\n'), out);
+    assert.ok(!codes(out).includes('memory-knob-searched'));
+    assert.deepEqual(errors(out), []);
   });
 
   test('smoke-only flag outside a smoke plan, accepted in one', () => {

@@ -85,7 +85,7 @@ const severityRank = { error: 0, warning: 1, info: 2 } as const;
 
 export function checkConfigText(text: string, opts: CheckOptions = {}): CheckResult {
   const parsed = parseYaml(text);
-  const sink = new FindingSink(parsed.root);
+  const sink = new FindingSink(parsed.root, text);
   for (const p of parsed.problems) {
     sink.findings.push({ severity: 'error', code: p.code, message: p.message, path: [], range: p.range });
   }

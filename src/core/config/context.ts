@@ -5,13 +5,16 @@ import { nearestNode, nodeAt, type DocNode, type Range, type YamlPath } from './
 export interface ReportOptions {
   /** Point at the key that holds the node instead of its value. */
   onKey?: boolean;
-  fix?: Fix;
+  fixes?: Fix[];
 }
 
 export class FindingSink {
   readonly findings: Finding[] = [];
 
-  constructor(readonly root: DocNode | undefined) {}
+  constructor(
+    readonly root: DocNode | undefined,
+    readonly text = '',
+  ) {}
 
   /** Range of the node at `path`, or its nearest existing parent's. */
   rangeOf(path: YamlPath, onKey = false): Range {
@@ -25,7 +28,7 @@ export class FindingSink {
 
   report(severity: Severity, code: string, message: string, path: YamlPath, opts: ReportOptions = {}): Finding {
     const f: Finding = { severity, code, message, path: [...path], range: this.rangeOf(path, opts.onKey) };
-    if (opts.fix) f.fix = opts.fix;
+    if (opts.fixes && opts.fixes.length > 0) f.fixes = opts.fixes;
     this.findings.push(f);
     return f;
   }

@@ -5,7 +5,8 @@ import { looksSecret } from '../secrets';
 import type { FrameworkPlan } from './check';
 import type { FindingSink } from './context';
 import { findFlag } from './known-flags';
-import type { FrameworkSection, PlaybookModel } from './playbook-rules';
+import { appendEntryEdit, removeEntryEdit, type FrameworkSection, type PlaybookModel } from './playbook-rules';
+import type { Fix } from './finding';
 import { isPyInt, isPyMap, pyEqual, pyRepr, pyStr, type PyMap, type PyValue } from './py-value';
 import type { DocNode, YamlPath } from './yaml-doc';
 
@@ -29,6 +30,17 @@ function valuesOf(v: PyValue | undefined): PyValue[] {
 /** A smoke-only flag matters when it is on, or (for backend choices) set to `disabled`. */
 function turnsGraphsOff(v: PyValue): boolean {
   return v === true || (typeof v === 'string' && /^(disabled|none|off|eager)$/i.test(v));
+}
+
+/** Moves a searched key into base_server_flags with its first value (kept if base already sets it). */
+function moveToBaseFix(sink: FindingSink, sec: FrameworkSection, at: YamlPath, key: string): Fix[] {
+  const text = sink.text;
+  const remove = removeEntryEdit(sink, [...at, 'search_space', key], text);
+  if (!remove) return [];
+  const first = valuesOf(sec.searchSpace.get(key))[0];
+  if (sec.base.has(key) || first === undefined) return [{ title: `Keep ${key} fixed in base_server_flags`, edits: [remove] }];
+  const add = appendEntryEdit(sink, [...at, 'base_server_flags'], `${key}: ${pyStr(first)}`, text);
+  return add ? [{ title: `Move ${key} to base_server_flags (${pyStr(first)})`, edits: [add, remove] }] : [];
 }
 
 function isSmokePlan(root: PyMap): boolean {
@@ -68,7 +80,10 @@ function checkKnobs(sink: FindingSink, root: PyMap, sec: FrameworkSection, at: Y
     if (typeof key !== 'string') continue;
     const p: YamlPath = [...at, 'search_space', key];
     if (memory.has(norm(key))) {
-      sink.warn('memory-knob-searched', `${fw}: ${key} is a memory knob; keep it fixed in base_server_flags (searching it mixes memory headroom into the comparison)`, p, { onKey: true });
+      sink.warn('memory-knob-searched', `${fw}: ${key} is a memory knob; keep it fixed in base_server_flags (searching it mixes memory headroom into the comparison)`, p, {
+        onKey: true,
+        fixes: moveToBaseFix(sink, sec, at, key),
+      });
     }
     if (sec.base.has(key)) {
       valuesOf(sec.searchSpace.get(key)).forEach((v, i) => {

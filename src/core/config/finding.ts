@@ -23,7 +23,8 @@ export interface Finding {
   path: YamlPath;
   /** Offsets of the offending node (or its nearest existing parent). */
   range: Range;
-  fix?: Fix;
+  /** Edits that resolve the finding, best first (quick fixes in the editor). */
+  fixes?: Fix[];
 }
 
 /** Zero-based line and character of an offset, as LSP counts them (UTF-16 units). */

@@ -52,3 +52,46 @@ export function findFlag(known: KnownFlags, key: string): FlagSpec | undefined {
 export function allKeys(known: KnownFlags): string[] {
   return [...indexOf(known.flags).keys()];
 }
+
+/** Damerau-Levenshtein distance, bounded: returns max+1 as soon as it is exceeded. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (prev2[j - 2] ?? 0) + 1);
+      cur.push(v);
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin > max) return max + 1;
+    prev2 = prev;
+    prev = cur;
+  }
+  return prev[b.length] ?? max + 1;
+}
+
+/**
+ * Flags the known set accepts in place of an unknown key: the same flag under another name
+ * (an alias the built-in table links, e.g. across CLI versions), then near spellings (typos).
+ */
+export function suggestFlags(known: KnownFlags, key: string, otherNames: readonly string[] = []): string[] {
+  const out: string[] = [];
+  const style = (name: string) => (known.framework === 'tensorrt_llm' ? name.replace(/^-+/, '') : norm(name));
+  for (const name of otherNames) {
+    const f = findFlag(known, name);
+    if (f && !out.includes(f.key)) out.push(style(f.key));
+  }
+  const target = norm(key);
+  const max = target.length <= 6 ? 1 : 2;
+  const near = known.flags
+    .map((f) => ({ key: f.key, d: Math.min(...[f.key, ...(f.aliases ?? [])].map((n) => editDistance(target, norm(n), max))) }))
+    .filter((x) => x.d <= max)
+    .sort((a, b) => a.d - b.d || a.key.localeCompare(b.key));
+  for (const n of near) if (!out.includes(style(n.key))) out.push(style(n.key));
+  return out.slice(0, 3);
+}

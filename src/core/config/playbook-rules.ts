@@ -1,9 +1,9 @@
 // The playbook validator's rules, with its exact error texts, plus the crashes it has turned into clear errors.
 import { FRAMEWORKS, type FrameworkKey } from '../frameworks/types';
-import { frameworkSpec } from '../frameworks';
+import { builtinFlag, frameworkSpec } from '../frameworks';
 import { shlexSplit, ShellSyntaxError } from '../candidates/shell';
 import type { FindingSink } from './context';
-import { findFlag, knownFlagsFor, type KnownFlags, type SnapshotFlags } from './known-flags';
+import { findFlag, knownFlagsFor, suggestFlags, type KnownFlags, type SnapshotFlags } from './known-flags';
 import { isPyInt, isPyMap, pyRepr, pyStr, type PyMap, type PyValue } from './py-value';
 import { nodeAt, type YamlPath } from './yaml-doc';
 import type { TextEdit } from './finding';
@@ -67,8 +67,11 @@ export function removeEntryEdit(sink: FindingSink, path: YamlPath, text: string)
   const lineStart = text.lastIndexOf('\n', keyRange[0] - 1) + 1;
   if (text.slice(lineStart, keyRange[0]).trim() !== '') return undefined;
   let end = Math.max(keyRange[1], valueRange[1]);
-  const nl = text.indexOf('\n', end);
-  end = nl === -1 ? text.length : nl + 1;
+  // A block value's range already ends after its last line break.
+  if (text[end - 1] !== '\n') {
+    const nl = text.indexOf('\n', end);
+    end = nl === -1 ? text.length : nl + 1;
+  }
   return { range: [lineStart, end], newText: '' };
 }
 
@@ -283,19 +286,29 @@ function checkEnabledFramework(sink: FindingSink, fw: FrameworkKey, section: PyM
       seen.add(key);
       if (known.groupedSummaryOnly || findFlag(known, key)) continue;
       const edit = removeEntryEdit(sink, path, text);
-      sink.error('unknown-flag', `${fw}: unknown or unsupported server flag ${pyRepr(key)}`, path, {
-        onKey: true,
-        ...(edit ? { fix: { title: `Remove '${key}'`, edits: [edit] } } : {}),
-      });
+      const builtin = builtinFlag(fw, key);
+      const sameFlag = builtin ? [builtin.key, ...(builtin.aliases ?? [])] : [];
+      const keyRange = sink.rangeOf(path, true);
+      const fixes = suggestFlags(known, key, sameFlag).map((s) => ({ title: `Replace with '${s}'`, edits: [{ range: keyRange, newText: s }] }));
+      if (edit) fixes.push({ title: `Remove '${key}'`, edits: [edit] });
+      sink.error('unknown-flag', `${fw}: unknown or unsupported server flag ${pyRepr(key)}`, path, { onKey: true, fixes });
     }
   }
 
   if (fw === 'tensorrt_llm') {
     if (section.get('backend_policy') !== 'fixed_pytorch') {
-      sink.error('trt-backend-policy', 'tensorrt_llm: backend_policy must be fixed_pytorch', [...at, 'backend_policy']);
+      const edit = section.has('backend_policy')
+        ? { range: sink.rangeOf([...at, 'backend_policy']), newText: 'fixed_pytorch' }
+        : appendEntryEdit(sink, at, 'backend_policy: fixed_pytorch', text);
+      sink.error('trt-backend-policy', 'tensorrt_llm: backend_policy must be fixed_pytorch', [...at, 'backend_policy'], {
+        ...(edit ? { fixes: [{ title: 'Set backend_policy to fixed_pytorch', edits: [edit] }] } : {}),
+      });
     }
     if (sec.base.has('backend') && sec.base.get('backend') !== 'pytorch') {
-      sink.error('trt-base-backend', 'tensorrt_llm: base backend must be pytorch', [...at, 'base_server_flags', 'backend']);
+      const p: YamlPath = [...at, 'base_server_flags', 'backend'];
+      sink.error('trt-base-backend', 'tensorrt_llm: base backend must be pytorch', p, {
+        fixes: [{ title: 'Set the TensorRT-LLM backend to pytorch', edits: [{ range: sink.rangeOf(p), newText: 'pytorch' }] }],
+      });
     }
     if (sec.searchSpace.has('backend')) {
       sink.error('trt-backend-searched', 'tensorrt_llm: backend must not appear in search_space', [...at, 'search_space', 'backend'], { onKey: true });
@@ -316,7 +329,7 @@ function checkEnabledFramework(sink: FindingSink, fw: FrameworkKey, section: PyM
         : appendEntryEdit(sink, [...at, 'base_server_flags'], `${key}: ${R}`, text);
       sink.error('seq-limit-small', `${fw}: base ${key} (${pyStr(baseLimit as number)}) is smaller than the largest dataset scenario (${R})`, basePath, {
         onKey: !sec.base.has(key),
-        ...(edit ? { fix: { title: `Set ${key} to ${R}`, edits: [edit] } } : {}),
+        ...(edit ? { fixes: [{ title: `Set ${key} to ${R}`, edits: [edit] }] } : {}),
       });
     }
     if (sec.searchSpace.has(key)) {
@@ -327,7 +340,7 @@ function checkEnabledFramework(sink: FindingSink, fw: FrameworkKey, section: PyM
         if (!isPyInt(v)) sink.error('seq-limit-search-int', `${fw}: search_space ${key} candidate ${pyRepr(v)} is not an integer`, p);
         else if (v < R) {
           sink.error('seq-limit-search-small', `${fw}: search_space ${key} candidate ${pyStr(v)} is smaller than the largest dataset scenario (${R})`, p, {
-            fix: { title: `Raise this candidate to ${R}`, edits: [{ range: sink.rangeOf(p), newText: String(R) }] },
+            fixes: [{ title: `Raise this candidate to ${R}`, edits: [{ range: sink.rangeOf(p), newText: String(R) }] }],
           });
         }
       });
@@ -362,7 +375,7 @@ function checkSla(sink: FindingSink, root: PyMap, model: PlaybookModel): void {
       const keyRange = sink.rangeOf(p, true);
       sink.error('sla-deprecated', `sla: ${pyRepr(k)} is deprecated; use ${pyRepr(replacement)} (see references/result-schema.md)`, p, {
         onKey: true,
-        fix: { title: `Rename to '${replacement}'`, edits: [{ range: keyRange, newText: replacement }] },
+        fixes: [{ title: `Rename to '${replacement}'`, edits: [{ range: keyRange, newText: replacement }] }],
       });
     } else if (!(SLA_KEYS as readonly string[]).includes(k)) {
       sink.error('sla-unknown', `sla: unknown key ${pyRepr(k)}; allowed keys are ${pyList(allowed)}`, p, { onKey: true });

@@ -13,7 +13,8 @@ export interface FindingRecord {
   column: number;
   endLine: number;
   endColumn: number;
-  fix?: string;
+  /** Titles of the available fixes, best first. */
+  fixes?: string[];
 }
 
 export interface FileReport {
@@ -37,7 +38,7 @@ export function findingRecord(f: Finding, lines: LineIndex): FindingRecord {
     endLine: e.line + 1,
     endColumn: e.character + 1,
   };
-  if (f.fix) rec.fix = f.fix.title;
+  if (f.fixes) rec.fixes = f.fixes.map((x) => x.title);
   return rec;
 }
 

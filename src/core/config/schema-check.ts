@@ -94,6 +94,67 @@ export function describePath(kind: SchemaKind, path: YamlPath): string | undefin
   return undefined;
 }
 
+export interface SchemaKey {
+  name: string;
+  description?: string;
+  deprecated?: boolean;
+  /** Closed set of values, when the schema has one. */
+  values?: unknown[];
+  /** The JSON types the value may take. */
+  types: string[];
+}
+
+function locAt(kind: SchemaKind, path: YamlPath): Loc | undefined {
+  let loc: Loc | undefined = { schema: SCHEMAS[kind], base: String(SCHEMAS[kind].$id) };
+  for (const seg of path) {
+    loc = child(loc, seg);
+    if (!loc) return undefined;
+  }
+  return loc;
+}
+
+function keyInfo(name: string, loc: Loc): SchemaKey {
+  const out: SchemaKey = { name, types: [] };
+  for (const { schema } of refChain(loc)) {
+    if (out.description === undefined && typeof schema.description === 'string') out.description = schema.description;
+    if (schema.deprecated === true) out.deprecated = true;
+    if (out.values === undefined && Array.isArray(schema.enum)) out.values = schema.enum as unknown[];
+    if (out.values === undefined && 'const' in schema) out.values = [schema.const];
+    if (schema.type !== undefined) out.types.push(...asTypes(schema.type));
+    for (const alt of [schema.anyOf, schema.oneOf]) {
+      if (!Array.isArray(alt)) continue;
+      for (const b of alt) {
+        if (!isSchema(b)) continue;
+        for (const { schema: bs } of refChain({ schema: b, base: loc.base })) if (bs.type !== undefined) out.types.push(...asTypes(bs.type));
+      }
+    }
+  }
+  out.types = [...new Set(out.types)];
+  return out;
+}
+
+/** The keys the schema names for the mapping at a YAML path (for completion), in schema order. */
+export function schemaKeysAt(kind: SchemaKind, path: YamlPath): SchemaKey[] {
+  const loc = locAt(kind, path);
+  if (!loc) return [];
+  const out = new Map<string, SchemaKey>();
+  for (const l of applicable(loc)) {
+    const props = l.schema.properties;
+    if (!isSchema(props)) continue;
+    for (const [name, sub] of Object.entries(props)) {
+      if (!out.has(name) && isSchema(sub)) out.set(name, keyInfo(name, { schema: sub, base: l.base }));
+    }
+  }
+  return [...out.values()];
+}
+
+/** What the schema says of the value at a YAML path (description, enum, types), if it knows it. */
+export function schemaValueAt(kind: SchemaKind, path: YamlPath): SchemaKey | undefined {
+  const loc = locAt(kind, path);
+  const last = path[path.length - 1];
+  return loc ? keyInfo(typeof last === 'string' ? last : '', loc) : undefined;
+}
+
 // ---- turning ajv errors into readable issues ----
 
 function issuesFromErrors(data: unknown, errors: ErrorObject[]): SchemaIssue[] {

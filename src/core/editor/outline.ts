@@ -1,0 +1,99 @@
+// Code lenses, the outline and the "Show commands" listing, all read off one CheckResult.
+import { basename } from 'node:path';
+import type { CheckResult, FrameworkPlan } from '../config/check';
+import { sourceLabel } from './snapshot-label';
+import { nodeAt, type Range } from '../config/yaml-doc';
+import { frameworkSpec } from '../frameworks';
+import { pyStr } from '../config/py-value';
+
+export interface LensInfo {
+  range: Range;
+  title: string;
+  framework: string;
+}
+
+export function lensesFor(result: CheckResult): LensInfo[] {
+  const out: LensInfo[] = [];
+  for (const plan of result.plans) {
+    const node = nodeAt(result.root, ['frameworks', plan.framework]);
+    const range = node?.keyRange ?? node?.range;
+    if (!range) continue;
+    const n = plan.candidates.length;
+    out.push({ range, framework: plan.framework, title: `${n} candidate${n === 1 ? '' : 's'}` });
+    out.push({ range, framework: plan.framework, title: 'Show commands' });
+  }
+  return out;
+}
+
+export type SymbolKind = 'module' | 'array' | 'object' | 'field' | 'event';
+
+export interface OutlineSymbol {
+  name: string;
+  detail?: string;
+  kind: SymbolKind;
+  range: Range;
+  selection: Range;
+  children?: OutlineSymbol[];
+}
+
+export function outlineFor(result: CheckResult): OutlineSymbol[] {
+  const out: OutlineSymbol[] = [];
+  const root = result.root;
+  const model = nodeAt(root, ['model']);
+  if (model) {
+    out.push({ name: 'model', detail: result.model.modelName ?? '', kind: 'module', range: model.range, selection: model.keyRange ?? model.range });
+  }
+  const dataset = nodeAt(root, ['dataset']);
+  if (dataset && result.model.scenarios.length) {
+    const inputs = nodeAt(root, ['dataset', 'input_len']);
+    out.push({
+      name: 'scenarios',
+      detail: `${result.model.scenarios.length}, longest ${result.model.requiredLength ?? '?'} tokens`,
+      kind: 'array',
+      range: dataset.range,
+      selection: dataset.keyRange ?? dataset.range,
+      children: result.model.scenarios.map((s, i) => {
+        const r = inputs?.items?.[i]?.range ?? dataset.range;
+        return { name: s.name, detail: `${s.inputLen} → ${s.outputLen}`, kind: 'event' as const, range: r, selection: r };
+      }),
+    });
+  }
+  const fws = nodeAt(root, ['frameworks']);
+  if (fws) {
+    const children: OutlineSymbol[] = [];
+    for (const sec of result.model.frameworks) {
+      const node = nodeAt(root, ['frameworks', sec.framework]);
+      if (!node) continue;
+      const plan = result.plans.find((p) => p.framework === sec.framework);
+      const detail = !sec.enabled ? 'excluded' : plan ? `${plan.candidates.length} candidate${plan.candidates.length === 1 ? '' : 's'}` : 'has errors';
+      children.push({ name: sec.framework, detail, kind: 'object', range: node.range, selection: node.keyRange ?? node.range });
+    }
+    out.push({ name: 'frameworks', kind: 'module', range: fws.range, selection: fws.keyRange ?? fws.range, children });
+  }
+  return out;
+}
+
+function describeOverrides(plan: FrameworkPlan, i: number): string {
+  const c = plan.candidates[i];
+  if (!c || c.overrides.size === 0) return '';
+  return [...c.overrides].map(([k, v]) => `${k}=${pyStr(v)}`).join(' ');
+}
+
+/** The read-only listing behind "Show commands": every candidate's exact command, as `validate --json` prints it. */
+export function commandsListing(file: string, result: CheckResult, only?: string): string {
+  const lines: string[] = [`# ${basename(file)}: candidate commands (the exact strings of \`autobench validate --json\`)`];
+  for (const plan of result.plans) {
+    if (only && plan.framework !== only) continue;
+    const sec = plan.section;
+    lines.push('');
+    lines.push(`## ${frameworkSpec(plan.framework).displayName} (${plan.framework}): ${plan.candidates.length} of ${plan.totalCombinations >= Number.MAX_SAFE_INTEGER ? 'many' : plan.totalCombinations} combinations, ${result.model.strategy}, flags from ${sourceLabel(sec.known)}`);
+    plan.candidates.forEach((c, i) => {
+      const over = describeOverrides(plan, i);
+      lines.push(`# ${c.id}${over ? `: ${over}` : ''}`);
+      lines.push(c.command);
+    });
+    if (plan.untried.length) lines.push(`# never tried within the budget: ${plan.untried.map((u) => `${u.key}=${pyStr(u.value)}`).join(', ')}`);
+  }
+  if (result.plans.length === 0) lines.push('', '# no enabled framework without errors: fix the problems first');
+  return `${lines.join('\n')}\n`;
+}
