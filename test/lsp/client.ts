@@ -21,9 +21,16 @@ export class TestClient {
   readonly notifications: Array<{ method: string; params: unknown }> = [];
   private waiters: Array<() => void> = [];
   private versions = new Map<string, number>();
+  /** What `workspace/configuration` answers for each item (yaml-language-server asks for its settings). */
+  configuration: unknown = null;
 
-  constructor() {
-    this.proc = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  get pid(): number | undefined {
+    return this.proc.pid;
+  }
+
+  /** Starts `node <args>` (default: our built server over stdio). */
+  constructor(args: string[] = [SERVER, '--stdio']) {
+    this.proc = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'] });
     this.conn = createMessageConnection(new StreamMessageReader(this.proc.stdout!), new StreamMessageWriter(this.proc.stdin!));
     this.conn.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
       const list = this.published.get(p.uri) ?? [];
@@ -35,7 +42,7 @@ export class TestClient {
       this.notifications.push({ method, params });
       this.wake();
     });
-    this.conn.onRequest('workspace/configuration', () => []);
+    this.conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => this.configuration));
     this.conn.onRequest('client/registerCapability', () => null);
     this.conn.onRequest('window/workDoneProgress/create', () => null);
     this.conn.listen();
@@ -47,13 +54,13 @@ export class TestClient {
     for (const f of w) f();
   }
 
-  async initialize(options: Record<string, unknown> = {}, rootPath?: string): Promise<void> {
+  async initialize(options: Record<string, unknown> = {}, rootPath?: string, raw = false): Promise<void> {
     await this.conn.sendRequest('initialize', {
       processId: process.pid,
       rootUri: rootPath ? pathToFileURL(rootPath).toString() : null,
       workspaceFolders: rootPath ? [{ uri: pathToFileURL(rootPath).toString(), name: 'ws' }] : null,
-      capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
-      initializationOptions: { debounceMs: 20, ...options },
+      capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } }, workspace: { configuration: true } },
+      initializationOptions: raw ? options : { debounceMs: 20, ...options },
     });
     await this.conn.sendNotification('initialized', {});
   }
