@@ -218,6 +218,14 @@ describe('language server over stdio', () => {
     assert.deepEqual(syms[1]!.children!.map((c) => `${c.name} ${c.detail}`), ['chat 1000 → 1000', 'summarization 8000 → 1000']);
     assert.deepEqual(syms[2]!.children!.map((c) => c.name), ['sglang', 'vllm', 'tensorrt_llm', 'tokenspeed']);
     assert.match(syms[2]!.children![1]!.detail!, /^\d+ candidates$/);
+    // VS Code rejects a whole outline if any symbol's range does not contain its selection.
+    const contains = (s: DocumentSymbol): boolean => {
+      const r = s.range;
+      const sel = s.selectionRange;
+      const before = (a: { line: number; character: number }, b: { line: number; character: number }) => a.line < b.line || (a.line === b.line && a.character <= b.character);
+      return before(r.start, sel.start) && before(sel.end, r.end) && (s.children ?? []).every(contains);
+    };
+    assert.ok(syms.every(contains));
   });
 });
 

@@ -2,7 +2,7 @@
 import { basename } from 'node:path';
 import type { CheckResult, FrameworkPlan } from '../config/check';
 import { sourceLabel } from './snapshot-label';
-import { nodeAt, type Range } from '../config/yaml-doc';
+import { nodeAt, type DocNode, type Range } from '../config/yaml-doc';
 import { frameworkSpec } from '../frameworks';
 import { pyStr } from '../config/py-value';
 
@@ -36,12 +36,18 @@ export interface OutlineSymbol {
   children?: OutlineSymbol[];
 }
 
+/** A symbol's full range runs from its key to the end of its value, so it contains the selection (the key). */
+function span(node: DocNode): Range {
+  const k = node.keyRange ?? node.range;
+  return [Math.min(k[0], node.range[0]), Math.max(k[1], node.range[1])];
+}
+
 export function outlineFor(result: CheckResult): OutlineSymbol[] {
   const out: OutlineSymbol[] = [];
   const root = result.root;
   const model = nodeAt(root, ['model']);
   if (model) {
-    out.push({ name: 'model', detail: result.model.modelName ?? '', kind: 'module', range: model.range, selection: model.keyRange ?? model.range });
+    out.push({ name: 'model', detail: result.model.modelName ?? '', kind: 'module', range: span(model), selection: model.keyRange ?? model.range });
   }
   const dataset = nodeAt(root, ['dataset']);
   if (dataset && result.model.scenarios.length) {
@@ -50,7 +56,7 @@ export function outlineFor(result: CheckResult): OutlineSymbol[] {
       name: 'scenarios',
       detail: `${result.model.scenarios.length}, longest ${result.model.requiredLength ?? '?'} tokens`,
       kind: 'array',
-      range: dataset.range,
+      range: span(dataset),
       selection: dataset.keyRange ?? dataset.range,
       children: result.model.scenarios.map((s, i) => {
         const r = inputs?.items?.[i]?.range ?? dataset.range;
@@ -66,9 +72,9 @@ export function outlineFor(result: CheckResult): OutlineSymbol[] {
       if (!node) continue;
       const plan = result.plans.find((p) => p.framework === sec.framework);
       const detail = !sec.enabled ? 'excluded' : plan ? `${plan.candidates.length} candidate${plan.candidates.length === 1 ? '' : 's'}` : 'has errors';
-      children.push({ name: sec.framework, detail, kind: 'object', range: node.range, selection: node.keyRange ?? node.range });
+      children.push({ name: sec.framework, detail, kind: 'object', range: span(node), selection: node.keyRange ?? node.range });
     }
-    out.push({ name: 'frameworks', kind: 'module', range: fws.range, selection: fws.keyRange ?? fws.range, children });
+    out.push({ name: 'frameworks', kind: 'module', range: span(fws), selection: fws.keyRange ?? fws.range, children });
   }
   return out;
 }

@@ -1,0 +1,61 @@
+// Code lenses end to end: "N candidates" and "Show commands" above each enabled framework, with the counts and the
+// command strings `autobench validate --json` gives for the same file.
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { checkConfigText } from '../../../src/core/config/check';
+import { test, waitFor } from './harness';
+import { open, shippedConfigText, writeConfig } from './workspace';
+
+const CANDIDATES = /^(\d+) candidates?$/;
+
+async function lensesOf(uri: vscode.Uri, wanted: number): Promise<vscode.CodeLens[]> {
+  return waitFor(`${wanted} "N candidates" code lenses`, async () => {
+    // The count asks VS Code to resolve lenses whose command the server fills in lazily.
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100);
+    const titled = (lenses ?? []).filter((l) => l.command?.title);
+    return titled.filter((l) => CANDIDATES.test(l.command?.title ?? '')).length >= wanted ? titled : undefined;
+  });
+}
+
+/** The framework whose key (`  <name>:`) is at or above `line`. */
+function frameworkAt(doc: vscode.TextDocument, line: number): string | undefined {
+  for (let i = line; i >= 0; i--) {
+    const m = /^ {2}([A-Za-z0-9_]+):\s*$/.exec(doc.lineAt(i).text);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+test('code lenses show each enabled framework\'s candidate count and a Show commands lens', async () => {
+  const text = shippedConfigText();
+  const plans = checkConfigText(text, { kind: 'auto' }).plans;
+  assert.ok(plans.length > 0, 'the shipped config should enable frameworks');
+  const uri = writeConfig('code-lens.yaml', text);
+  const doc = await open(uri);
+  const lenses = await lensesOf(uri, plans.length);
+  const titles = lenses.map((l) => l.command?.title ?? '');
+  const counts = lenses.filter((l) => CANDIDATES.test(l.command?.title ?? ''));
+  assert.deepEqual(
+    counts.map((l) => `${frameworkAt(doc, l.range.start.line)} ${l.command?.title}`).sort(),
+    plans.map((p) => `${p.framework} ${p.candidates.length} candidate${p.candidates.length === 1 ? '' : 's'}`).sort(),
+    `lens titles: ${JSON.stringify(titles)}`,
+  );
+  assert.equal(titles.filter((t) => t === 'Show commands').length, plans.length, `lens titles: ${JSON.stringify(titles)}`);
+});
+
+test('the Show commands lens opens a document listing the framework\'s exact candidate commands', async () => {
+  const text = shippedConfigText();
+  const plans = checkConfigText(text, { kind: 'auto' }).plans;
+  const uri = writeConfig('show-commands.yaml', text);
+  const doc = await open(uri);
+  const lenses = await lensesOf(uri, plans.length);
+  const lens = lenses.find((l) => l.command?.title === 'Show commands');
+  assert.ok(lens?.command, 'no Show commands lens');
+  const framework = frameworkAt(doc, lens.range.start.line);
+  const expected = plans.find((p) => p.framework === framework)?.candidates.map((c) => c.command);
+  assert.ok(expected?.length, `no candidates for the framework at line ${lens.range.start.line} (${framework})`);
+  await vscode.commands.executeCommand(lens.command.command, ...((lens.command.arguments ?? []) as unknown[]));
+  const listing = await waitFor('a document with every candidate command', () =>
+    vscode.workspace.textDocuments.find((d) => d.uri.scheme !== 'file' && expected.every((c) => d.getText().includes(c))));
+  assert.ok(listing.getText().length > 0);
+});

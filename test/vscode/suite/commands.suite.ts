@@ -1,0 +1,11 @@
+// The extension's commands are registered once it is active.
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { test } from './harness';
+import { extension } from './workspace';
+
+test('the autobench commands are registered', async () => {
+  await extension().activate();
+  const all = new Set(await vscode.commands.getCommands(true));
+  for (const id of ['autobench.showCandidates', 'autobench.validateWorkspace']) assert.ok(all.has(id), `${id} is not registered`);
+});
