@@ -209,6 +209,22 @@ describe('language server over stdio', () => {
     for (const cmds of Object.values(want)) for (const c of cmds) assert.ok(res.content.includes(`${c}\n`));
   });
 
+  test('validate files on disk: every config gets its diagnostics, other YAML is skipped', async () => {
+    const good = join(dir, 'ws-good.yaml');
+    const bad = join(dir, 'ws-bad.yaml');
+    const other = join(dir, 'ws-other.yaml');
+    writeFileSync(good, VALID);
+    writeFileSync(bad, VALID.replace('schema_version: 1', 'schema_version: 2'));
+    writeFileSync(other, 'name: ci\n');
+    const uris = [good, bad, other].map((f) => pathToFileURL(f).toString());
+    const res: { configs: number; errors: number; skipped: number } = await client.conn.sendRequest('autobench/validateFiles', { uris });
+    assert.equal(res.configs, 2);
+    assert.equal(res.errors, 1);
+    assert.equal(res.skipped, 1);
+    const diags = await client.until(() => client.published.get(uris[1]!)?.[0]?.diagnostics, 'diagnostics of the file on disk');
+    assert.deepEqual(errorsOf(diags).map((d) => d.message), ['schema_version must be 1']);
+  });
+
   test('outline: model, scenarios, frameworks with candidate counts', async () => {
     const uri = uriFor(dir);
     client.open(uri, QWEN);
