@@ -1,0 +1,86 @@
+// The POSIX shell scripts sent to a remote host: launch in a new session with the pgid reported, kill a group, stream a file or folder back.
+//
+// Why this shape: sshd runs every exec request through the user's login shell and often drops
+// `env` requests, so everything travels in one `sh -c '<script>'` command whose every variable
+// value is shlexQuote'd. Secret values never enter that command: the script reads them from its
+// stdin (`IFS= read -r NAME`), which the executor writes right after the channel opens, so they
+// exist only in the environment of the launched process, never in an argv on the host or a log.
+import { shlexJoin, shlexQuote } from '../core/candidates/shell';
+import { checkEnvName } from './types';
+
+/** First line on stderr of every launched command: the process group to kill. */
+export const PGID_MARKER = '@@autobench-pgid ';
+
+export interface LaunchScriptSpec {
+  argv: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  /** Names read from stdin, one value per line, in this order. */
+  secretNames?: readonly string[];
+  cwd?: string;
+  /** Server mode: stdout and stderr of the command come merged on stdout. */
+  mergeOutput?: boolean;
+}
+
+/**
+ * The script, for `sh -c`. It execs `setsid -w` (util-linux), so the command leads a new session
+ * and process group without a controlling terminal (no SIGHUP when the channel goes), and the
+ * channel's exit status is the command's. The inner shell prints the marker and execs the command,
+ * so the reported pgid is also the server's own pid.
+ */
+export function launchScript(spec: LaunchScriptSpec): string {
+  if (spec.argv.length === 0) throw new Error('empty argv');
+  const lines: string[] = [];
+  for (const name of spec.secretNames ?? []) {
+    checkEnvName(name);
+    lines.push(`IFS= read -r ${name} || exit 97`, `export ${name}`);
+  }
+  lines.push(`command -v setsid >/dev/null 2>&1 || { echo 'autobench: setsid not found on the host (util-linux)' >&2; exit 127; }`);
+  if (spec.cwd !== undefined) lines.push(`cd -- ${shlexQuote(spec.cwd)} || exit 98`);
+  for (const [k, v] of Object.entries(spec.env ?? {})) lines.push(`export ${checkEnvName(k)}=${shlexQuote(v)}`);
+  const inner = `printf '%s%s\\n' ${shlexQuote(PGID_MARKER)} "$$" >&2; exec "$@"${spec.mergeOutput ? ' 2>&1' : ''}`;
+  lines.push(`exec setsid -w sh -c ${shlexQuote(inner)} autobench ${shlexJoin(spec.argv)} </dev/null`);
+  return lines.join('\n');
+}
+
+/** What the executor writes to the launch channel's stdin: one line per secret, in launchScript's order. */
+export function secretsStdin(names: readonly string[], values: ReadonlyMap<string, string>): string {
+  return names.map((n) => `${values.get(n) ?? ''}\n`).join('');
+}
+
+/**
+ * TERM to the group, then poll until it is gone; KILL once the grace is over. Prints `gone` or
+ * `killed` (or `left` if something survived KILL, i.e. an unkillable D-state process).
+ */
+export function killGroupScript(pgid: number, graceMs: number): string {
+  if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`refusing to signal process group ${pgid}`);
+  const polls = Math.max(1, Math.ceil(graceMs / 100));
+  return [
+    `P=${pgid}`,
+    // Zombies keep `kill -s 0` succeeding; where ps works, only live members count. (dash takes
+    // `kill -s SIG -- -PGID` but not `kill -0 -- -PGID`.)
+    `alive() { kill -s 0 -- -"$P" 2>/dev/null || return 1; o=$(ps -eo pgid=,stat= 2>/dev/null) || return 0; printf '%s\\n' "$o" | awk -v p="$P" '$1==p && $2 !~ /^Z/ {f=1} END {exit !f}'; }`,
+    `kill -s TERM -- -"$P" 2>/dev/null || { echo gone; exit 0; }`,
+    `n=0`,
+    `while alive; do n=$((n+1)); if [ "$n" -gt ${polls} ]; then break; fi; sleep 0.1; done`,
+    `alive || { echo gone; exit 0; }`,
+    `kill -s KILL -- -"$P" 2>/dev/null`,
+    `n=0`,
+    `while alive; do n=$((n+1)); if [ "$n" -gt 50 ]; then echo left; exit 0; fi; sleep 0.1; done`,
+    `echo killed`,
+  ].join('\n');
+}
+
+/** Streams a path back: `F\n` then the file's bytes, or `D\n` then a tar of the folder's contents. */
+export function copyOutScript(path: string): string {
+  const p = shlexQuote(path);
+  return [
+    `if [ -d ${p} ]; then printf 'D\\n'; exec tar -C ${p} -cf - .`,
+    `elif [ -f ${p} ] && [ -r ${p} ]; then printf 'F\\n'; exec cat -- ${p}`,
+    `else echo "autobench: cannot read ${path.replace(/[^A-Za-z0-9_@%+=:,./ -]/g, '?')}" >&2; exit 2; fi`,
+  ].join('\n');
+}
+
+/** The whole command line for an exec request: the login shell runs `sh -c '<script>'`. */
+export function shCommand(script: string): string {
+  return `sh -c ${shlexQuote(script)}`;
+}
