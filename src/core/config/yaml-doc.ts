@@ -38,7 +38,7 @@ export const YAML_LIMITS = {
   maxBytes: 4 * 1024 * 1024,
   maxDepth: 200,
   /** Nodes created while expanding aliases (billion-laughs guard). */
-  maxExpandedNodes: 200_000,
+  maxExpandedNodes: 20_000,
 };
 
 const BOOL_TRUE = new Set(['yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);

@@ -1,0 +1,225 @@
+// Turns a framework's parsed flags and the simulator options into one engine configuration: GPU and model
+// profiles, memory split (and the startup failures a real server would hit), KV size, cost model, policy.
+import type { FrameworkKey } from '../core/frameworks/types';
+import type { FlagValue } from './cli-args';
+import type { CostModel } from './cost';
+import type { EngineOptions } from './engine';
+import { SIM_FRAMEWORKS } from './fw';
+import type { SimFramework, SimSettings } from './fw/types';
+import type { SimOptions } from './options';
+import { GPUS, autoGpu, gpuProfile, modelProfile, weightBytesPerGpu, type GpuProfile, type ModelProfile } from './profiles';
+import type { SchedulerPolicy } from './scheduler';
+
+const GiB = 1024 ** 3;
+const MEM_EFFICIENCY = 0.8;
+const MFU = 0.5;
+
+export interface MemorySplit {
+  totalBytes: number;
+  weightBytes: number;
+  /** CUDA context, communicator buffers, CUDA graphs and activation peak. */
+  runtimeBytes: number;
+  kvBytes: number;
+}
+
+export interface ResolvedSim {
+  framework: SimFramework;
+  settings: SimSettings;
+  model: ModelProfile;
+  gpu: GpuProfile;
+  gpuAuto: boolean;
+  gpus: number;
+  bytesPerParam: number;
+  memory: MemorySplit;
+  /** Tokens one replica's KV cache holds. */
+  kvTokens: number;
+  contextLimit: number;
+  maxPromptTokens: number;
+  engine: EngineOptions;
+  options: SimOptions;
+}
+
+export type ResolveResult =
+  | { ok: true; config: ResolvedSim }
+  /** The server would not start: log lines to print and the exit status. */
+  | { ok: false; lines: string[]; exitCode: number };
+
+function gib(b: number): string {
+  return (b / GiB).toFixed(2);
+}
+
+function oom(want: number, free: number, gpu: GpuProfile, where: string): string[] {
+  return [
+    `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${gib(want)} GiB. GPU 0 has a total capacity of ${gib(gpu.memBytes)} GiB of which ${gib(Math.max(0, free))} GiB is free.`,
+    `[autobench-sim] simulated out-of-memory ${where}; nothing ran on a real GPU.`,
+  ];
+}
+
+/** Memory the runtime needs outside weights and KV on each GPU. */
+function runtimeBytes(s: SimSettings, m: ModelProfile): { context: number; buffers: number; activations: number } {
+  const context = 0.6 * GiB;
+  const comm = s.tp * s.pp > 1 ? 0.5 * GiB : 0;
+  const graphs = s.eager ? 0 : 0.3 * GiB + (s.graphMaxBatch ?? 256) * 2 * 1024 ** 2;
+  const budget = Math.min(s.tokenBudget ?? 8192, 65536);
+  const activations = 0.25 * GiB + (budget * m.hidden * 20) / Math.max(1, s.tp);
+  return { context, buffers: comm + graphs, activations };
+}
+
+function splitMemory(s: SimSettings, m: ModelProfile, gpu: GpuProfile, weights: number): { kv: number; runtime: number } | { fail: string[] } {
+  const M = gpu.memBytes;
+  const rt = runtimeBytes(s, m);
+  const runtime = rt.context + rt.buffers + rt.activations;
+  if (weights > M - rt.context) return { fail: oom(weights - (M - rt.context), M - rt.context, gpu, 'while loading the weights') };
+  const rule = s.memory;
+  const f = rule.fraction;
+  if (!(f > 0 && f <= 1)) return { fail: [`ValueError: ${rule.flag} must be in (0, 1], got ${f}.`] };
+  if (rule.kind === 'static') {
+    const pool = f * M;
+    if (pool - weights < 1 * GiB) {
+      return { fail: [`RuntimeError: Not enough memory for the KV cache: ${rule.flag} ${f} leaves ${gib(pool - weights)} GiB after ${gib(weights)} GiB of weights. Increase ${rule.flag}.`] };
+    }
+    const left = M - pool;
+    if (left < runtime) return { fail: oom(runtime - left + 0.25 * GiB, left - rt.context, gpu, `capturing CUDA graphs: ${rule.flag} ${f} leaves ${gib(left)} GiB for activations and graphs`) };
+    return { kv: pool - weights, runtime };
+  }
+  if (rule.kind === 'utilization') {
+    const want = f * M;
+    const freeAtStart = M - rt.context - 0.01 * M;
+    if (want > freeAtStart) {
+      return {
+        fail: [
+          `ValueError: Free memory on device (${gib(freeAtStart)}/${gib(M)} GiB) on startup is less than desired GPU memory utilization (${f}, ${gib(want)} GiB). Decrease ${rule.flag}.`,
+          `[autobench-sim] simulated out-of-memory at startup: ${rule.flag} ${f} is more than the GPU can give; nothing ran on a real GPU.`,
+        ],
+      };
+    }
+    const kv = want - weights - runtime;
+    if (kv <= 0) {
+      return { fail: [`ValueError: No available memory for the cache blocks: ${gib(want)} GiB allowed by ${rule.flag} ${f}, ${gib(weights)} GiB of weights, ${gib(runtime)} GiB of activations and graphs. Increase ${rule.flag}.`] };
+    }
+    return { kv, runtime };
+  }
+  // TensorRT-LLM: a share of what is free after weights and buffers; the rest must hold activations.
+  const free = M - weights - rt.context - rt.buffers;
+  const kv = f * free;
+  const left = free - kv;
+  if (left < rt.activations) {
+    return { fail: oom(rt.activations - left, left, gpu, `in the first forward pass: ${rule.flag} ${f} left ${gib(left)} GiB for activations`) };
+  }
+  if (kv < 0.5 * GiB) return { fail: [`RuntimeError: KV cache of ${gib(kv)} GiB is too small to hold one sequence. Increase ${rule.flag}.`] };
+  return { kv, runtime };
+}
+
+function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number): CostModel {
+  const tp = Math.max(1, s.tp);
+  const attnTp = s.dpAttention ? Math.max(1, Math.floor(tp / s.dp)) : tp;
+  const kvShare = Math.min(attnTp, m.kvSplit);
+  const fp8 = bpp <= 1;
+  const perLayerComm = 6e-6;
+  return {
+    weightBytes: (m.totalParamsB * 1e9 * bpp) / tp,
+    activeShare: Math.min(1, m.activeParamsB / m.totalParamsB),
+    kvBytesPerToken: (m.kvBytesPerToken * s.kvDtypeFactor) / kvShare,
+    flopsPerToken: (2 * m.activeParamsB * 1e9) / tp,
+    attnFlopsPerPair: (4 * m.attnLayers * m.attnWidth) / attnTp,
+    bandwidth: gpu.bandwidth * MEM_EFFICIENCY,
+    flops: (fp8 ? gpu.flopsFp8 : gpu.flopsBf16) * MFU,
+    commFixed: tp > 1 ? 2 * m.layers * perLayerComm : 0,
+    commPerToken: tp > 1 ? (2 * m.layers * m.hidden * 2 * (2 * (tp - 1))) / tp / gpu.linkBandwidth : 0,
+    stepOverhead: 1.0e-3 + (s.overlap ? 0 : 1.0e-3) + (s.pp - 1) * 0.3e-3,
+    perSeqOverhead: s.overlap ? 3e-6 : 12e-6,
+    eagerOverhead: m.layers * 30e-6,
+    graphMaxBatch: s.eager ? 0 : (s.graphMaxBatch ?? 256),
+    sparseTopK: m.sparseTopK ?? 0,
+  };
+}
+
+export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, FlagValue>, options: SimOptions): ResolveResult {
+  const framework = SIM_FRAMEWORKS[fwKey];
+  const s = framework.settings(values);
+  if (s.startupError) return { ok: false, lines: [s.startupError], exitCode: 1 };
+  const model = modelProfile(s.model);
+  const bpp = s.weightBytesPerParam ?? model.bytesPerParam;
+  const shards = Math.max(1, s.tp) * Math.max(1, s.pp);
+  let gpu: GpuProfile | undefined;
+  const gpuAuto = options.gpu.toLowerCase() === 'auto';
+  if (gpuAuto) gpu = autoGpu(model, bpp, shards);
+  else gpu = gpuProfile(options.gpu);
+  if (!gpu) {
+    return { ok: false, lines: [`[autobench-sim] unknown GPU profile '${options.gpu}' (known: ${GPUS.map((g) => g.name).join(', ')}, auto)`], exitCode: 2 };
+  }
+  framework.gpuDefaults(s, gpu, model.contextLength);
+  const invalid = framework.validate?.(s, model.contextLength);
+  if (invalid) return { ok: false, lines: [invalid], exitCode: 1 };
+
+  const weights = weightBytesPerGpu(model, bpp, shards);
+  const split = splitMemory(s, model, gpu, weights);
+  if ('fail' in split) return { ok: false, lines: split.fail, exitCode: 1 };
+  const kvBytesGpu = s.kvBytesOverride ?? split.kv;
+  const cost = costModel(s, model, gpu, bpp);
+  // Every GPU of a replica holds its share of each token: capacity = per-GPU KV / per-GPU bytes per token.
+  const perTokenGpu = cost.kvBytesPerToken / Math.max(1, s.pp);
+  let kvTokens = Math.floor(kvBytesGpu / perTokenGpu);
+  if (s.kvTokenCap !== undefined && s.kvTokenCap > 0) kvTokens = Math.min(kvTokens, s.kvTokenCap);
+  if (s.kvBlocksOverride !== undefined && s.kvBlocksOverride > 0) kvTokens = s.kvBlocksOverride * s.blockSize;
+  const kvBlocks = Math.floor(kvTokens / s.blockSize);
+  kvTokens = kvBlocks * s.blockSize;
+  if (kvBlocks < 1) return { ok: false, lines: ['ValueError: No available memory for the cache blocks.'], exitCode: 1 };
+
+  let contextLimit = s.contextLimit !== undefined && s.contextLimit > 0 ? s.contextLimit : model.contextLength;
+  if (s.contextLimit === -1) contextLimit = Math.min(model.contextLength, kvTokens);
+  if (framework.key === 'vllm' || framework.key === 'tokenspeed') {
+    if (contextLimit > kvTokens) {
+      return {
+        ok: false,
+        lines: [
+          `ValueError: The model's max seq len (${contextLimit}) is larger than the maximum number of tokens that can be stored in KV cache (${kvTokens}). Try increasing ${s.memory.flag} or decreasing ${s.contextFlag}.`,
+        ],
+        exitCode: 1,
+      };
+    }
+  }
+
+  const policy: SchedulerPolicy = {
+    maxRunning: Math.max(1, s.maxRunning ?? 256),
+    tokenBudget: Math.max(1, s.tokenBudget ?? 8192),
+    chunkSize: s.chunkSize ?? Infinity,
+    mixed: s.mixed,
+    maxPartialPrefills: s.maxPartialPrefills,
+    reserveRatio: s.reserveRatio,
+    order: s.order,
+    blockSize: s.blockSize,
+    kvBlocks,
+    prefixCaching: s.prefixCaching,
+    streamInterval: s.streamInterval,
+    maxLag: (options.maxLagMs / 1000) * options.speed,
+    seed: options.seed ^ (s.seed ?? 0),
+  };
+  const replicas = Math.max(1, s.dp);
+  return {
+    ok: true,
+    config: {
+      framework,
+      settings: s,
+      model,
+      gpu,
+      gpuAuto,
+      gpus: shards * (s.dpAttention ? 1 : replicas),
+      bytesPerParam: bpp,
+      memory: { totalBytes: gpu.memBytes, weightBytes: weights, runtimeBytes: split.runtime, kvBytes: kvBytesGpu },
+      kvTokens,
+      contextLimit,
+      maxPromptTokens: s.maxPromptTokens ?? Infinity,
+      engine: {
+        policy,
+        cost,
+        replicas,
+        router: s.router,
+        maxQueued: s.maxQueued,
+        seed: options.seed ^ (s.seed ?? 0),
+        naturalMedian: options.eosMedian,
+      },
+      options,
+    },
+  };
+}

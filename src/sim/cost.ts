@@ -1,0 +1,67 @@
+// Prices one engine step on the modelled GPUs: a roofline of weight and KV reads against tensor FLOPs, plus
+// tensor-parallel all-reduces and the framework's per-step CPU/launch overhead.
+//
+// Decode steps are memory bound (weights once per step, plus every running request's KV), so batching is
+// nearly free until KV reads dominate; prefill is compute bound and grows with prompt tokens, with an
+// attention term that grows with the square of the prompt.
+
+export interface CostModel {
+  /** Weight bytes one GPU reads per step at full expert coverage (its tensor-parallel shard). */
+  weightBytes: number;
+  /** Share of the weights one token touches (1 for dense models; active/total for MoE). */
+  activeShare: number;
+  /** KV bytes per token one GPU reads (its tensor-parallel share). */
+  kvBytesPerToken: number;
+  /** FLOPs per token for the dense part, per GPU. */
+  flopsPerToken: number;
+  /** FLOPs per (query token x attended token) pair, per GPU. */
+  attnFlopsPerPair: number;
+  /** Bytes/s and FLOP/s one GPU achieves. */
+  bandwidth: number;
+  flops: number;
+  /** Seconds per step for tensor-parallel all-reduces: fixed part and per token. */
+  commFixed: number;
+  commPerToken: number;
+  /** CPU and launch overhead per step, per sequence, and extra when a decode step cannot use a CUDA graph. */
+  stepOverhead: number;
+  perSeqOverhead: number;
+  eagerOverhead: number;
+  /** Largest decode batch a CUDA graph covers (0 = graphs off). */
+  graphMaxBatch: number;
+  /** Decode reads at most this many tokens of KV per request (sparse attention), 0 = all. */
+  sparseTopK: number;
+}
+
+export interface StepWork {
+  decodeSeqs: number;
+  /** Sum over decoding requests of the KV tokens each reads. */
+  decodeCtx: number;
+  prefillSeqs: number;
+  prefillTokens: number;
+  /** Sum over prefill chunks of chunk x (prefix before it + chunk/2): attention pairs. */
+  prefillPairs: number;
+  /** Sum over prefill chunks of the KV tokens each reads and writes (prefix + chunk). */
+  prefillCtx: number;
+}
+
+export function emptyWork(): StepWork {
+  return { decodeSeqs: 0, decodeCtx: 0, prefillSeqs: 0, prefillTokens: 0, prefillPairs: 0, prefillCtx: 0 };
+}
+
+/** Seconds the step takes on the modelled hardware. */
+export function stepSeconds(c: CostModel, w: StepWork): number {
+  const tokens = w.decodeSeqs + w.prefillTokens;
+  if (tokens === 0) return 0;
+  // Distinct experts touched by the batch: each token picks an active share independently.
+  const coverage = c.activeShare >= 1 ? 1 : 1 - Math.pow(1 - c.activeShare, tokens);
+  const bytes = c.weightBytes * coverage + (w.decodeCtx + w.prefillCtx) * c.kvBytesPerToken;
+  const mem = bytes / c.bandwidth;
+  const pairs = w.prefillPairs + w.decodeCtx;
+  const compute = (c.flopsPerToken * tokens + c.attnFlopsPerPair * pairs) / c.flops;
+  const comm = c.commFixed > 0 ? c.commFixed + c.commPerToken * tokens : 0;
+  const seqs = w.decodeSeqs + w.prefillSeqs;
+  let overhead = c.stepOverhead + c.perSeqOverhead * seqs;
+  const decodeOnly = w.prefillTokens === 0;
+  if (decodeOnly && (c.graphMaxBatch <= 0 || w.decodeSeqs > c.graphMaxBatch)) overhead += c.eagerOverhead;
+  return overhead + Math.max(mem, compute) + comm;
+}

@@ -1,0 +1,153 @@
+// The simulated engine: data-parallel replicas of the scheduler behind a router, and the pseudo-model's
+// answer to each request (its output seed and where it would stop without ignore_eos).
+import type { SimClock } from './clock';
+import type { CostModel } from './cost';
+import { SimRequest, blockHashes, type RequestSink } from './request';
+import { Scheduler, type SchedulerPolicy, type SchedulerStats } from './scheduler';
+import { hashIds, mix32, unit } from './tokens';
+
+export type RouterPolicy = 'round_robin' | 'least_loaded';
+
+export interface EngineOptions {
+  policy: SchedulerPolicy;
+  cost: CostModel;
+  replicas: number;
+  router: RouterPolicy;
+  /** Requests allowed to wait across all replicas before new ones are refused (Infinity: no cap). */
+  maxQueued: number;
+  seed: number;
+  /** Median natural answer length, in tokens, of a request that does not ignore EOS. */
+  naturalMedian: number;
+}
+
+export interface GenerateParams {
+  promptIds: readonly number[];
+  maxNewTokens: number;
+  ignoreEos: boolean;
+  minTokens?: number;
+  /** A per-request sampling seed; with temperature > 0 and none given, each request differs. */
+  sampleSeed?: number;
+  varySample: boolean;
+}
+
+export type SubmitResult =
+  | { ok: true; request: SimRequest; replica: number }
+  | { ok: false; status: 400 | 503; message: string };
+
+export interface EngineStats extends SchedulerStats {
+  replicas: number;
+  rejected: number;
+}
+
+export class SimEngine {
+  readonly replicas: Scheduler[];
+  private next = 0;
+  private counter = 0;
+  private rejected = 0;
+  private crashed: string | undefined;
+
+  constructor(
+    readonly options: EngineOptions,
+    clock: SimClock,
+  ) {
+    this.replicas = [];
+    for (let i = 0; i < Math.max(1, options.replicas); i++) {
+      this.replicas.push(new Scheduler({ ...options.policy, seed: mix32(options.policy.seed, i) }, options.cost, clock));
+    }
+  }
+
+  /** Tokens one replica's KV cache holds. */
+  kvTokens(): number {
+    return this.options.policy.kvBlocks * this.options.policy.blockSize;
+  }
+
+  /** Where generation would stop: maxNew with ignore_eos, else a length drawn from the request's seed. */
+  private stopAt(p: GenerateParams, seed: number): number {
+    if (p.ignoreEos) return p.maxNewTokens;
+    // Log-normal answer lengths around the median (sigma 0.8), as chat answers roughly are.
+    const u1 = Math.max(1e-9, unit(mix32(seed, 0xe05)));
+    const u2 = unit(mix32(seed, 0xe06));
+    const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+    const natural = Math.max(1, Math.round(this.options.naturalMedian * Math.exp(0.8 * z)));
+    return Math.min(p.maxNewTokens, Math.max(natural, p.minTokens ?? 0, 1));
+  }
+
+  submit(p: GenerateParams, sink: RequestSink): SubmitResult {
+    if (this.crashed !== undefined) return { ok: false, status: 503, message: this.crashed };
+    const policy = this.options.policy;
+    const capacity = this.kvTokens();
+    if (p.promptIds.length + 1 > capacity) {
+      this.rejected++;
+      return {
+        ok: false,
+        status: 400,
+        message: `The prompt (${p.promptIds.length} tokens) does not fit in the KV cache (${capacity} tokens).`,
+      };
+    }
+    let queued = 0;
+    for (const s of this.replicas) queued += s.queued();
+    if (queued >= this.options.maxQueued) {
+      this.rejected++;
+      return { ok: false, status: 503, message: 'The request queue is full.' };
+    }
+    const base = hashIds(p.promptIds, this.options.seed);
+    const seed =
+      p.sampleSeed !== undefined ? mix32(base, p.sampleSeed) : p.varySample ? mix32(base, ++this.counter) : base;
+    const hashes = blockHashes(p.promptIds, policy.blockSize);
+    const r = new SimRequest(p.promptIds, hashes, p.maxNewTokens, this.stopAt(p, seed), seed, sink);
+    const i = this.route();
+    (this.replicas[i] as Scheduler).submit(r);
+    return { ok: true, request: r, replica: i };
+  }
+
+  private route(): number {
+    const n = this.replicas.length;
+    if (n === 1) return 0;
+    if (this.options.router === 'least_loaded') {
+      let best = 0;
+      for (let i = 1; i < n; i++) if ((this.replicas[i] as Scheduler).load() < (this.replicas[best] as Scheduler).load()) best = i;
+      return best;
+    }
+    const i = this.next;
+    this.next = (this.next + 1) % n;
+    return i;
+  }
+
+  abort(r: SimRequest, replica: number): void {
+    this.replicas[replica]?.abort(r);
+  }
+
+  /** Fails every request in flight and refuses new ones (the crash flag; also used on shutdown). */
+  crash(message: string): void {
+    this.crashed = message;
+    for (const s of this.replicas) s.stop(message);
+  }
+
+  flushCache(): number {
+    let n = 0;
+    for (const s of this.replicas) n += s.flushCache();
+    return n;
+  }
+
+  stats(): EngineStats {
+    const all = this.replicas.map((s) => s.snapshot());
+    const sum = (k: keyof SchedulerStats): number => all.reduce((a, s) => a + s[k], 0);
+    const total = sum('kvBlocksTotal');
+    return {
+      running: sum('running'),
+      waiting: sum('waiting'),
+      kvBlocksTotal: total,
+      kvBlocksUsed: sum('kvBlocksUsed'),
+      kvUsage: total ? sum('kvBlocksUsed') / total : 0,
+      promptTokens: sum('promptTokens'),
+      cachedTokens: sum('cachedTokens'),
+      generatedTokens: sum('generatedTokens'),
+      finished: sum('finished'),
+      preemptions: sum('preemptions'),
+      steps: sum('steps'),
+      busySeconds: Math.max(0, ...all.map((s) => s.busySeconds)),
+      replicas: this.replicas.length,
+      rejected: this.rejected,
+    };
+  }
+}

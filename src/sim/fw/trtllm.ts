@@ -1,0 +1,116 @@
+// TensorRT-LLM on the simulator: `trtllm-serve serve MODEL [OPTIONS]` (click), its flags and the
+// extra_llm_api_options YAML keys that matter for scheduling mapped to the engine.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { GpuProfile } from '../profiles';
+import { baseSettings, flag, kvDtypeFactor, noteUnmodelled, num, str, type SimFramework, type SimSettings } from './types';
+
+type Obj = Record<string, unknown>;
+
+function isObj(x: unknown): x is Obj {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function numOf(o: Obj, k: string): number | undefined {
+  const x = o[k];
+  return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
+}
+
+/** Applies the LLM API options file; real trtllm-serve merges it over the CLI flags. */
+function applyExtraOptions(s: SimSettings, path: string): void {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    s.startupError =
+      code === 'ENOENT'
+        ? `FileNotFoundError: [Errno 2] No such file or directory: '${path}'`
+        : `ValueError: cannot read extra_llm_api_options ${path}: ${(e as Error).message}`;
+    return;
+  }
+  if (!isObj(doc)) return;
+  const kv = doc.kv_cache_config;
+  if (isObj(kv)) {
+    const f = numOf(kv, 'free_gpu_memory_fraction');
+    if (f !== undefined) s.memory = { kind: 'free', fraction: f, flag: 'kv_cache_config.free_gpu_memory_fraction' };
+    if (kv.enable_block_reuse === false) s.prefixCaching = false;
+    if (typeof kv.dtype === 'string') s.kvDtypeFactor = kvDtypeFactor(kv.dtype);
+    s.blockSize = numOf(kv, 'tokens_per_block') ?? s.blockSize;
+    const maxTokens = numOf(kv, 'max_tokens');
+    if (maxTokens !== undefined) s.kvTokenCap = maxTokens;
+  }
+  s.maxRunning = numOf(doc, 'max_batch_size') ?? s.maxRunning;
+  s.tokenBudget = numOf(doc, 'max_num_tokens') ?? s.tokenBudget;
+  s.contextLimit = numOf(doc, 'max_seq_len') ?? s.contextLimit;
+  if (typeof doc.enable_chunked_prefill === 'boolean') s.chunking = doc.enable_chunked_prefill;
+  if ('cuda_graph_config' in doc) {
+    const g = doc.cuda_graph_config;
+    if (g === null) s.eager = true;
+    else if (isObj(g)) s.graphMaxBatch = numOf(g, 'max_batch_size') ?? s.graphMaxBatch;
+  }
+  if (doc.disable_overlap_scheduler === true) s.overlap = false;
+  s.streamInterval = Math.max(1, numOf(doc, 'stream_interval') ?? s.streamInterval);
+  if ('speculative_config' in doc) s.notes.push('speculative_config');
+}
+
+export const TRTLLM_SIM: SimFramework = {
+  key: 'tensorrt_llm',
+  displayName: 'TensorRT-LLM',
+  shapes: {
+    serve: {
+      style: 'click',
+      prog: 'trtllm-serve serve',
+      flagStyle: 'verbatim',
+      allowAbbrev: false,
+      underscoresAsDashes: false,
+      required: [],
+      positional: { metavar: 'MODEL', key: 'model', required: true, help: 'model name | HF checkpoint path' },
+    },
+  },
+  helpDescription:
+    'Simulated TensorRT-LLM OpenAI API server (autobench) in front of a modelled GPU. Nothing it measures is a GPU result. MODEL: model name or checkpoint path.',
+  showDefaults: false,
+  version: '1.2.0+autobench.sim',
+  logStream: 'stderr',
+  api: {
+    errorShape: 'nested',
+    sglangRoutes: false,
+    vllmRoutes: false,
+    overflow: 'reject',
+    separateFinishChunk: false,
+    checkModelName: true,
+    metricsPrefix: 'trtllm_',
+  },
+  settings(v) {
+    const s: SimSettings = baseSettings('--max_seq_len', 8000);
+    s.model = str(v, 'model') ?? '';
+    s.servedNames = [s.model];
+    const host = str(v, 'host');
+    s.host = host === undefined || host === 'localhost' ? s.host : host;
+    s.port = num(v, 'port') ?? s.port;
+    s.tp = num(v, 'tp_size') ?? 1;
+    s.pp = num(v, 'pp_size') ?? 1;
+    s.memory = { kind: 'free', fraction: num(v, 'kv_cache_free_gpu_memory_fraction') ?? 0.9, flag: '--kv_cache_free_gpu_memory_fraction' };
+    s.maxRunning = num(v, 'max_batch_size');
+    s.tokenBudget = num(v, 'max_num_tokens');
+    s.contextLimit = num(v, 'max_seq_len');
+    s.chunking = flag(v, 'enable_chunked_prefill') === true;
+    // In-flight batching runs context and generation requests in the same iteration.
+    s.mixed = true;
+    s.blockSize = 32;
+    s.prefixCaching = true;
+    const extra = str(v, 'extra_llm_api_options');
+    if (extra !== undefined) applyExtraOptions(s, extra);
+    noteUnmodelled(s, v, ['cp_size', 'cluster_size']);
+    return s;
+  },
+  gpuDefaults(s: SimSettings, _gpu: GpuProfile) {
+    s.maxRunning ??= 2048;
+    s.tokenBudget ??= 8192;
+    s.chunkSize = s.chunking ? s.tokenBudget : Infinity;
+    // Without chunked prefill a whole prompt must fit in one iteration's token budget.
+    if (!s.chunking) s.maxPromptTokens = s.tokenBudget;
+    s.graphMaxBatch ??= 128;
+  },
+};

@@ -1,0 +1,112 @@
+// The simulator's own options (`--sim-*` flags or AUTOBENCH_SIM_OPTS): speed, seed, GPU and fault injection.
+// They never appear in a framework's --help; a shim started from a candidate command reads them from the
+// environment, since the command line holds only the real framework's flags.
+import { shlexSplit } from '../core/candidates/shell';
+
+export interface SimOptions {
+  /** The simulated GPU runs this many times faster than the wall clock. */
+  speed: number;
+  seed: number;
+  /** GPU profile name, or `auto` (the smallest listed GPU the weights fit on comfortably). */
+  gpu: string;
+  /** Wall-clock milliseconds before the server listens (model loading). */
+  startupDelayMs: number;
+  /** Crash after this many requests have been accepted. */
+  crashAfterRequests?: number;
+  /** Crash this many wall-clock milliseconds after becoming ready. */
+  crashAfterMs?: number;
+  /** Wall-clock milliseconds between engine stats log lines (0: none). */
+  logIntervalMs: number;
+  /** Median answer length of requests that do not ignore EOS. */
+  eosMedian: number;
+  /** Wall-clock milliseconds the engine may fall behind its modelled schedule and still catch up (beyond: it resumes from now). */
+  maxLagMs: number;
+  /** Stream chunks carry `autobench_sim_time`, the modelled time of their step (for benchmarking the simulator). */
+  debugTiming: boolean;
+}
+
+export const DEFAULT_SIM_OPTIONS: SimOptions = {
+  speed: 1,
+  seed: 0,
+  gpu: 'auto',
+  startupDelayMs: 0,
+  logIntervalMs: 10_000,
+  eosMedian: 256,
+  debugTiming: false,
+  maxLagMs: 50,
+};
+
+export const SIM_OPTIONS_ENV = 'AUTOBENCH_SIM_OPTS';
+
+export const SIM_OPTIONS_HELP = `simulator options (not part of any framework's CLI; also read from ${SIM_OPTIONS_ENV}):
+  --sim-speed K             run K times faster than the modelled GPU (default 1)
+  --sim-seed N              seed for generated text, answer lengths and random scheduling (default 0)
+  --sim-gpu NAME            GPU profile: H100, H200, B200, B300, A100-80GB, MI300X, or auto (default)
+  --sim-startup-delay S     wait S seconds (wall clock) before listening, like loading weights
+  --sim-crash-after-requests N   exit abruptly once N requests have been accepted
+  --sim-crash-after S       exit abruptly S seconds (wall clock) after becoming ready
+  --sim-log-interval S      engine stats log line every S seconds (0 = off; default 10)
+  --sim-eos-median N        median answer length without ignore_eos (default 256)
+  --sim-debug-timing        responses carry the modelled times (autobench_sim_time / _timing)
+  --sim-max-lag MS          catch up with the modelled schedule after stalls up to MS (default 50)`;
+
+export class SimOptionError extends Error {}
+
+type Setter = (o: SimOptions, v: number | string) => void;
+
+const OPTIONS: Record<string, { kind: 'number' | 'string' | 'flag'; set: Setter; min?: number }> = {
+  '--sim-debug-timing': { kind: 'flag', set: (o) => (o.debugTiming = true) },
+  '--sim-speed': { kind: 'number', min: 1e-6, set: (o, v) => (o.speed = v as number) },
+  '--sim-seed': { kind: 'number', min: 0, set: (o, v) => (o.seed = Math.floor(v as number)) },
+  '--sim-gpu': { kind: 'string', set: (o, v) => (o.gpu = v as string) },
+  '--sim-startup-delay': { kind: 'number', min: 0, set: (o, v) => (o.startupDelayMs = (v as number) * 1000) },
+  '--sim-crash-after-requests': { kind: 'number', min: 0, set: (o, v) => (o.crashAfterRequests = Math.floor(v as number)) },
+  '--sim-crash-after': { kind: 'number', min: 0, set: (o, v) => (o.crashAfterMs = (v as number) * 1000) },
+  '--sim-log-interval': { kind: 'number', min: 0, set: (o, v) => (o.logIntervalMs = (v as number) * 1000) },
+  '--sim-eos-median': { kind: 'number', min: 1, set: (o, v) => (o.eosMedian = v as number) },
+  '--sim-max-lag': { kind: 'number', min: 0, set: (o, v) => (o.maxLagMs = v as number) },
+};
+
+/**
+ * Splits `--sim-*` options out of a framework argv. Environment options come first, so the command line wins.
+ * Throws SimOptionError for an unknown `--sim-` option or a bad value.
+ */
+export function extractSimOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {}): { rest: string[]; options: SimOptions } {
+  const options: SimOptions = { ...DEFAULT_SIM_OPTIONS };
+  const fromEnv = env[SIM_OPTIONS_ENV] ? shlexSplit(env[SIM_OPTIONS_ENV] ?? '') : [];
+  apply(fromEnv, options, true);
+  const rest = apply(argv, options, false);
+  return { rest, options };
+}
+
+function apply(argv: readonly string[], o: SimOptions, strict: boolean): string[] {
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const tok = argv[i] as string;
+    if (!tok.startsWith('--sim-')) {
+      if (strict) throw new SimOptionError(`${SIM_OPTIONS_ENV}: unexpected '${tok}' (only --sim-* options belong there)`);
+      rest.push(tok);
+      continue;
+    }
+    const eq = tok.indexOf('=');
+    const name = eq > 0 ? tok.slice(0, eq) : tok;
+    const spec = OPTIONS[name];
+    if (!spec) throw new SimOptionError(`unknown simulator option ${name}`);
+    if (spec.kind === 'flag') {
+      if (eq > 0) throw new SimOptionError(`${name} takes no value`);
+      spec.set(o, 1);
+      continue;
+    }
+    let raw = eq > 0 ? tok.slice(eq + 1) : argv[++i];
+    if (raw === undefined) throw new SimOptionError(`${name} needs a value`);
+    raw = raw.trim();
+    if (spec.kind === 'number') {
+      const v = Number(raw);
+      if (raw === '' || !Number.isFinite(v) || (spec.min !== undefined && v < spec.min)) {
+        throw new SimOptionError(`${name}: invalid value '${raw}'`);
+      }
+      spec.set(o, v);
+    } else spec.set(o, raw);
+  }
+  return rest;
+}

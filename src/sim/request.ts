@@ -1,0 +1,78 @@
+// One generation request inside the engine: its prompt, progress, KV blocks, modelled times, and the block
+// hash chain the prefix cache matches on.
+import { mix32, outputTokenId } from './tokens';
+
+export type FinishReason = 'length' | 'stop' | 'abort';
+
+export interface RequestSink {
+  /**
+   * Output tokens [from, from + count) are ready; `finish` is set on the last delivery. `at` is the simulated
+   * time (seconds) of the step that produced them.
+   */
+  tokens(from: number, count: number, finish: FinishReason | null, at: number): void;
+  /** The engine failed under this request (crash flag, shutdown). */
+  failed(message: string): void;
+}
+
+export class SimRequest {
+  state: 'waiting' | 'running' | 'done' = 'waiting';
+  generated = 0;
+  delivered = 0;
+  /** Tokens whose KV is in cache. */
+  computed = 0;
+  /** Tokens that must be computed before the next token can be sampled. */
+  target: number;
+  shared: number[] = [];
+  priv = 0;
+  /** Next block index to publish into the prefix cache. */
+  pubIdx = 0;
+  /** Prompt tokens found in the prefix cache at first admission. */
+  cachedTokens = 0;
+  /** Simulated times (seconds): arrival, first token, finish. */
+  arrivalAt = 0;
+  firstAt = NaN;
+  doneAt = NaN;
+  admittedOnce = false;
+  admitSeq = 0;
+  readonly promptLen: number;
+
+  constructor(
+    readonly promptIds: readonly number[],
+    /** Hash chain of the full blocks of prompt (+ output, extended lazily). */
+    readonly hashes: number[],
+    readonly maxNew: number,
+    /** Generation ends here: maxNew, or earlier when the pseudo-model "emits EOS". */
+    readonly stopAt: number,
+    readonly seed: number,
+    readonly sink: RequestSink,
+  ) {
+    this.promptLen = promptIds.length;
+    this.target = promptIds.length;
+  }
+
+  tokenAt(i: number): number {
+    return i < this.promptLen ? (this.promptIds[i] as number) : outputTokenId(this.seed, i - this.promptLen);
+  }
+}
+
+/** Hash chain over full blocks of `ids`: block i's hash covers every token up to its end. */
+export function blockHashes(ids: ArrayLike<number>, blockSize: number, upTo = ids.length): number[] {
+  const out: number[] = [];
+  let h = 0x9747b28c;
+  const full = Math.floor(upTo / blockSize);
+  for (let b = 0; b < full; b++) {
+    for (let i = b * blockSize; i < (b + 1) * blockSize; i++) h = mix32(h, ids[i]);
+    out.push(h);
+  }
+  return out;
+}
+
+/** Extends `r.hashes` to cover every full block of its first `tokens` tokens (prompt, then output). */
+export function extendHashes(r: SimRequest, blockSize: number, tokens: number): void {
+  const full = Math.floor(tokens / blockSize);
+  let h = r.hashes.length ? (r.hashes[r.hashes.length - 1] as number) : 0x9747b28c;
+  for (let b = r.hashes.length; b < full; b++) {
+    for (let i = b * blockSize; i < (b + 1) * blockSize; i++) h = mix32(h, r.tokenAt(i));
+    r.hashes.push(h);
+  }
+}

@@ -1,0 +1,543 @@
+// One model replica's continuous-batching scheduler, stepping in scaled real time.
+//
+// Each step admits waiting requests while running slots, the step's token budget and KV blocks allow,
+// computes prefill chunks and one decode token per running request, and takes as long as the cost model
+// says. Requests whose next KV block cannot be allocated preempt the most recently admitted request, which
+// goes back to the head of the queue and recomputes its prefix when readmitted (as vLLM and SGLang do).
+import { performance } from 'node:perf_hooks';
+import type { SimClock } from './clock';
+import { emptyWork, stepSeconds, type CostModel, type StepWork } from './cost';
+import { KvPool } from './kv';
+import { extendHashes, type FinishReason, type SimRequest } from './request';
+import { mix32 } from './tokens';
+
+export type SchedulingOrder = 'fcfs' | 'lpm' | 'random' | 'lof';
+
+export interface SchedulerPolicy {
+  maxRunning: number;
+  /** Tokens computed per step: prefill chunks (and decode tokens when `mixed`). */
+  tokenBudget: number;
+  /** Most prefill tokens of one request per step (Infinity: whole prompt). */
+  chunkSize: number;
+  /** Decode requests run in the same step as prefill chunks (vLLM, TensorRT-LLM); else prefill steps pause decode (SGLang). */
+  mixed: boolean;
+  /** Requests that may be partway through a chunked prefill at once. */
+  maxPartialPrefills: number;
+  /** Share of the remaining output reserved in KV at admission (SGLang's new-token ratio); 0 = none. */
+  reserveRatio: number;
+  order: SchedulingOrder;
+  blockSize: number;
+  kvBlocks: number;
+  prefixCaching: boolean;
+  /** Deliver output every N tokens (stream_interval). */
+  streamInterval: number;
+  /** Simulated seconds the schedule may fall behind wall time before it stops catching up. */
+  maxLag: number;
+  seed: number;
+}
+
+export interface SchedulerStats {
+  running: number;
+  waiting: number;
+  kvUsage: number;
+  kvBlocksTotal: number;
+  kvBlocksUsed: number;
+  promptTokens: number;
+  cachedTokens: number;
+  generatedTokens: number;
+  finished: number;
+  preemptions: number;
+  steps: number;
+  busySeconds: number;
+}
+
+interface Plan {
+  /** Requests admitted by this step: it cannot start before they arrived. */
+  admitted: SimRequest[];
+  decode: SimRequest[];
+  prefill: SimRequest[];
+  chunks: number[];
+  work: StepWork;
+}
+
+export class Scheduler {
+  readonly kv: KvPool;
+  private readonly running: SimRequest[] = [];
+  private readonly waiting: SimRequest[] = [];
+  private waitHead = 0;
+  /** Preempted requests go back first, ahead of the waiting queue. */
+  private readonly resumed: SimRequest[] = [];
+  private plan: Plan | undefined;
+  private stepEnd = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  /** True while a timer callback applies steps: sinks may submit, and kick() must not start a second step. */
+  private stepping = false;
+  private admitCounter = 0;
+  private newTokenRatio: number;
+  private readonly minRatio: number;
+  private rng: number;
+  stopped = false;
+  readonly stats: Omit<SchedulerStats, 'running' | 'waiting' | 'kvUsage' | 'kvBlocksTotal' | 'kvBlocksUsed'> = {
+    promptTokens: 0,
+    cachedTokens: 0,
+    generatedTokens: 0,
+    finished: 0,
+    preemptions: 0,
+    steps: 0,
+    busySeconds: 0,
+  };
+
+  constructor(
+    readonly policy: SchedulerPolicy,
+    readonly cost: CostModel,
+    private readonly clock: SimClock,
+  ) {
+    this.kv = new KvPool(policy.kvBlocks, policy.blockSize, policy.prefixCaching);
+    this.newTokenRatio = policy.reserveRatio;
+    this.minRatio = policy.reserveRatio / 7;
+    this.rng = mix32(policy.seed, 0x51);
+  }
+
+  /** Requests admitted or waiting (the router's load measure). */
+  load(): number {
+    return this.running.length + this.waiting.length - this.waitHead + this.resumed.length;
+  }
+
+  queued(): number {
+    return this.waiting.length - this.waitHead + this.resumed.length;
+  }
+
+  snapshot(): SchedulerStats {
+    return {
+      ...this.stats,
+      running: this.running.length,
+      waiting: this.queued(),
+      kvUsage: this.kv.totalBlocks ? this.kv.used() / this.kv.totalBlocks : 0,
+      kvBlocksTotal: this.kv.totalBlocks,
+      kvBlocksUsed: this.kv.used(),
+    };
+  }
+
+  submit(r: SimRequest): void {
+    this.stats.promptTokens += r.promptLen;
+    // Behind schedule, the engine's own time is the running step's end: a client that answered to a token
+    // just delivered late is, in simulated time, answering right after that step.
+    const now = this.clock.now();
+    r.arrivalAt = this.plan !== undefined && this.stepEnd < now ? this.stepEnd : now;
+    this.waiting.push(r);
+    this.kick();
+  }
+
+  abort(r: SimRequest): void {
+    if (r.state === 'done') return;
+    if (r.state === 'running') {
+      this.releaseKv(r, false);
+      const i = this.running.indexOf(r);
+      if (i >= 0) this.running.splice(i, 1);
+    } else {
+      this.removeWaiting(r);
+    }
+    r.state = 'done';
+  }
+
+  /** Fails every request and stops stepping (a simulated crash or shutdown). */
+  stop(message: string): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
+    const all = [...this.running, ...this.resumed, ...this.waiting.slice(this.waitHead)];
+    this.running.length = 0;
+    this.resumed.length = 0;
+    this.waiting.length = 0;
+    this.waitHead = 0;
+    for (const r of all) {
+      if (r.state === 'done') continue;
+      r.state = 'done';
+      r.sink.failed(message);
+    }
+  }
+
+  flushCache(): number {
+    return this.kv.flushIdle();
+  }
+
+  private removeWaiting(r: SimRequest): void {
+    let i = this.resumed.indexOf(r);
+    if (i >= 0) {
+      this.resumed.splice(i, 1);
+      return;
+    }
+    i = this.waiting.indexOf(r, this.waitHead);
+    if (i >= 0) this.waiting.splice(i, 1);
+  }
+
+  private hasWork(): boolean {
+    return this.running.length > 0 || this.queued() > 0;
+  }
+
+  private kick(): void {
+    if (this.timer !== undefined || this.immediate !== undefined || this.plan !== undefined || this.stepping || this.stopped) return;
+    if (this.begin(this.clock.now())) this.arm();
+  }
+
+  /** Plans the step starting at simulated time `at`; false when there is nothing to run. */
+  private begin(at: number): boolean {
+    if (!this.hasWork()) return false;
+    let plan = this.build();
+    // Every running request is mid-prefill and none can grow: free the newest one's blocks and retry.
+    while (plan.decode.length === 0 && plan.prefill.length === 0 && this.running.length > 1) {
+      this.preempt(this.running[this.running.length - 1] as SimRequest, plan);
+      plan = this.build();
+    }
+    if (plan.decode.length === 0 && plan.prefill.length === 0) return false;
+    const p = this.policy;
+    if (plan.decode.length > 0 && p.reserveRatio > 0) {
+      // SGLang's new-token ratio decays while decoding goes well and resets on retraction.
+      this.newTokenRatio = Math.max(this.minRatio, this.newTokenRatio - (p.reserveRatio - this.minRatio) / 600);
+    }
+    const dur = stepSeconds(this.cost, plan.work);
+    // While catching up, a step may be planned at a simulated time before a request it admits arrived.
+    for (const r of plan.admitted) if (r.arrivalAt > at) at = r.arrivalAt;
+    this.plan = plan;
+    this.stepEnd = at + dur;
+    this.stats.busySeconds += dur;
+    return true;
+  }
+
+  private arm(): void {
+    const ms = this.clock.wallMsUntil(this.stepEnd);
+    // Never fire early (timers round down); a due step runs on the next turn so I/O is not starved.
+    if (ms > 0) this.timer = setTimeout(this.onTimer, Math.ceil(ms));
+    else this.immediate = setImmediate(this.onTimer);
+  }
+
+  private readonly onTimer = (): void => {
+    this.timer = undefined;
+    this.immediate = undefined;
+    this.stepping = true;
+    try {
+      this.runDue();
+    } finally {
+      this.stepping = false;
+    }
+  };
+
+  private runDue(): void {
+    const budget = performance.now() + 8;
+    for (;;) {
+      if (this.stopped) return;
+      const end = this.stepEnd;
+      this.finish();
+      if (this.stopped) return;
+      const now = this.clock.now();
+      // Keep the modelled cadence while only slightly late; past maxLag the engine resumes from now.
+      if (!this.begin(now - end > this.policy.maxLag ? now : end)) return;
+      if (this.clock.wallMsUntil(this.stepEnd) > 0 || performance.now() > budget) {
+        this.arm();
+        return;
+      }
+    }
+  }
+
+  // ---- planning ---------------------------------------------------------------------------------------
+
+  private build(): Plan {
+    const plan: Plan = { admitted: [], decode: [], prefill: [], chunks: [], work: emptyWork() };
+    const p = this.policy;
+    if (p.mixed) {
+      this.planDecode(plan);
+      this.planPrefill(plan, p.tokenBudget - plan.decode.length);
+      return plan;
+    }
+    // Prefill-first scheduling: a step either prefills (decode waits) or decodes.
+    if (this.running.some((r) => r.computed < r.target) || (this.queued() > 0 && this.running.length < p.maxRunning)) {
+      this.planPrefill(plan, p.tokenBudget);
+      if (plan.prefill.length > 0) return plan;
+    }
+    this.planDecode(plan);
+    return plan;
+  }
+
+  private planDecode(plan: Plan): void {
+    const bs = this.policy.blockSize;
+    for (let i = 0; i < this.running.length; i++) {
+      const r = this.running[i] as SimRequest;
+      if (r.computed < r.target) continue;
+      const need = Math.ceil((r.computed + 1) / bs) - (r.shared.length + r.priv);
+      // Out of KV: preempt the newest requests until this one fits. If this one had to go, every request
+      // after it went first, so the pass is over.
+      if (need > 0 && !this.kv.allocate(need) && !this.makeRoom(r, need, plan)) break;
+      if (need > 0) r.priv += need;
+      plan.decode.push(r);
+      const ctx = r.computed + 1;
+      plan.work.decodeCtx += this.cost.sparseTopK > 0 ? Math.min(ctx, this.cost.sparseTopK) : ctx;
+    }
+    plan.work.decodeSeqs = plan.decode.length;
+  }
+
+  /** Preempts from the newest admitted request backwards; false if `r` itself had to go. */
+  private makeRoom(r: SimRequest, need: number, plan: Plan): boolean {
+    for (;;) {
+      const victim = this.running[this.running.length - 1] as SimRequest;
+      if (victim === r && this.running.length === 1) {
+        // Nothing else to evict: the request alone outgrew the cache; end it as vLLM/SGLang would cap it.
+        this.running.pop();
+        this.releaseKv(r, true);
+        r.state = 'done';
+        r.doneAt = this.stepEnd;
+        this.deliver(r, 'length');
+        this.stats.finished++;
+        return false;
+      }
+      this.preempt(victim, plan);
+      if (victim === r) return false;
+      if (this.kv.allocate(need)) return true;
+    }
+  }
+
+  private preempt(victim: SimRequest, plan: Plan): void {
+    this.running.pop();
+    const di = plan.decode.indexOf(victim);
+    if (di >= 0) {
+      plan.decode.splice(di, 1);
+      const ctx = victim.computed + 1;
+      plan.work.decodeCtx -= this.cost.sparseTopK > 0 ? Math.min(ctx, this.cost.sparseTopK) : ctx;
+    }
+    this.releaseKv(victim, true);
+    victim.state = 'waiting';
+    victim.computed = 0;
+    victim.target = victim.promptLen + victim.generated;
+    this.resumed.unshift(victim);
+    this.stats.preemptions++;
+    if (this.policy.reserveRatio > 0) this.newTokenRatio = this.policy.reserveRatio;
+  }
+
+  private planPrefill(plan: Plan, budget: number): void {
+    const p = this.policy;
+    let partial = 0;
+    for (const r of this.running) {
+      if (budget <= 0) break;
+      if (r.computed >= r.target) continue;
+      const n = this.chunkLen(r.target - r.computed, budget, plan.prefill.length === 0);
+      if (n <= 0 || !this.growTo(r, r.computed + n)) break;
+      this.addChunk(plan, r, n);
+      budget -= n;
+      if (r.computed + n < r.target) partial++;
+    }
+    // Output still expected from running requests (SGLang-style admission), kept up to date as requests join.
+    const reserve = { tokens: p.reserveRatio > 0 ? this.reservedTokens() : 0 };
+    while (this.running.length < p.maxRunning && partial < p.maxPartialPrefills && (budget > 0 || plan.prefill.length === 0)) {
+      const r = this.peekNext();
+      if (!r) break;
+      if (!this.admit(r, budget, plan, reserve)) break;
+      const n = plan.chunks[plan.chunks.length - 1] as number;
+      budget -= n;
+      if (r.computed + n < r.target) partial++;
+    }
+  }
+
+  /**
+   * Prefill tokens for a request with `rest` left: with chunking, up to the chunk size and the budget;
+   * without, all or nothing — except that a request alone in the step may exceed the budget.
+   */
+  private chunkLen(rest: number, budget: number, alone: boolean): number {
+    const chunk = this.policy.chunkSize;
+    if (Number.isFinite(chunk)) return Math.max(0, Math.min(rest, chunk, budget));
+    return rest <= budget || alone ? rest : 0;
+  }
+
+  private growTo(r: SimRequest, tokens: number): boolean {
+    const need = Math.ceil(tokens / this.policy.blockSize) - (r.shared.length + r.priv);
+    if (need <= 0) return true;
+    if (!this.kv.allocate(need)) return false;
+    r.priv += need;
+    return true;
+  }
+
+  private reservedTokens(): number {
+    let sum = 0;
+    for (const r of this.running) sum += Math.ceil((r.maxNew - r.generated) * this.newTokenRatio);
+    return sum;
+  }
+
+  private admit(r: SimRequest, budget: number, plan: Plan, reserve: { tokens: number }): boolean {
+    const bs = this.policy.blockSize;
+    extendHashes(r, bs, r.target);
+    const hitBlocks = this.kv.match(r.hashes, Math.floor((r.target - 1) / bs));
+    const hit = hitBlocks * bs;
+    const n = this.chunkLen(r.target - hit, budget, plan.prefill.length === 0 && plan.decode.length === 0);
+    if (n <= 0) return false;
+    const need = Math.ceil((hit + n) / bs) - hitBlocks;
+    if (this.policy.reserveRatio > 0) {
+      const own = Math.ceil((r.maxNew - r.generated) * this.newTokenRatio);
+      const free = this.kv.available() * bs - reserve.tokens - need * bs;
+      if (free < r.target - hit - n + own && this.running.length > 0) return false;
+      reserve.tokens += own;
+    }
+    // Idle cached blocks of the hit must not be evicted to make room for the rest of the same request.
+    this.kv.acquire(r.hashes, hitBlocks);
+    if (!this.kv.allocate(need)) {
+      this.kv.release(r.hashes.slice(0, hitBlocks), 0);
+      return false;
+    }
+    this.takeNext();
+    r.shared = r.hashes.slice(0, hitBlocks);
+    r.pubIdx = hitBlocks;
+    r.priv = need;
+    r.computed = hit;
+    r.state = 'running';
+    r.admitSeq = ++this.admitCounter;
+    if (!r.admittedOnce) {
+      r.admittedOnce = true;
+      r.cachedTokens = Math.min(hit, r.promptLen);
+      this.stats.cachedTokens += r.cachedTokens;
+    }
+    this.running.push(r);
+    plan.admitted.push(r);
+    this.addChunk(plan, r, n);
+    return true;
+  }
+
+  private addChunk(plan: Plan, r: SimRequest, n: number): void {
+    plan.prefill.push(r);
+    plan.chunks.push(n);
+    const w = plan.work;
+    w.prefillSeqs++;
+    w.prefillTokens += n;
+    w.prefillPairs += n * (r.computed + n / 2);
+    w.prefillCtx += r.computed + n;
+  }
+
+  private peekNext(): SimRequest | undefined {
+    if (this.resumed.length > 0) return this.resumed[0];
+    const n = this.waiting.length - this.waitHead;
+    if (n <= 0) return undefined;
+    const order = this.policy.order;
+    if (order === 'fcfs' || n === 1) return this.waiting[this.waitHead];
+    // Other orders pick among the queue; move the choice to the head so takeNext stays O(1).
+    let best = this.waitHead;
+    if (order === 'random') {
+      this.rng = mix32(this.rng, n);
+      best = this.waitHead + (this.rng % n);
+    } else if (order === 'lof') {
+      for (let i = this.waitHead + 1; i < this.waiting.length; i++) {
+        if ((this.waiting[i] as SimRequest).maxNew > (this.waiting[best] as SimRequest).maxNew) best = i;
+      }
+    } else if (order === 'lpm' && n <= 128) {
+      let bestHit = -1;
+      for (let i = this.waitHead; i < this.waiting.length; i++) {
+        const w = this.waiting[i] as SimRequest;
+        const hit = this.kv.match(w.hashes);
+        if (hit > bestHit) {
+          bestHit = hit;
+          best = i;
+        }
+      }
+    }
+    if (best !== this.waitHead) {
+      const chosen = this.waiting[best] as SimRequest;
+      this.waiting.splice(best, 1);
+      this.waiting.splice(this.waitHead, 0, chosen);
+    }
+    return this.waiting[this.waitHead];
+  }
+
+  private takeNext(): void {
+    if (this.resumed.length > 0) {
+      this.resumed.shift();
+      return;
+    }
+    this.waitHead++;
+    // Compact now and then so the array does not grow without bound.
+    if (this.waitHead > 1024 && this.waitHead * 2 > this.waiting.length) {
+      this.waiting.splice(0, this.waitHead);
+      this.waitHead = 0;
+    }
+  }
+
+  // ---- applying a finished step -----------------------------------------------------------------------
+
+  private finish(): void {
+    const plan = this.plan;
+    this.plan = undefined;
+    if (!plan) return;
+    this.stats.steps++;
+    let done = 0;
+    for (const r of plan.decode) {
+      if (r.state !== 'running') continue;
+      r.computed++;
+      if (this.advance(r)) done++;
+    }
+    for (let i = 0; i < plan.prefill.length; i++) {
+      const r = plan.prefill[i] as SimRequest;
+      if (r.state !== 'running') continue;
+      r.computed += plan.chunks[i] as number;
+      this.publishComputed(r);
+      if (r.computed >= r.target && this.advance(r)) done++;
+    }
+    if (done > 0) {
+      let j = 0;
+      for (let i = 0; i < this.running.length; i++) {
+        const r = this.running[i] as SimRequest;
+        if (r.state === 'running') this.running[j++] = r;
+      }
+      this.running.length = j;
+    }
+  }
+
+  /** One token sampled for `r`; true when it finished. */
+  private advance(r: SimRequest): boolean {
+    r.generated++;
+    r.target = r.promptLen + r.generated;
+    this.stats.generatedTokens++;
+    if (r.generated === 1) r.firstAt = this.stepEnd;
+    if (r.generated >= r.stopAt) {
+      r.doneAt = this.stepEnd;
+      this.releaseKv(r, true);
+      r.state = 'done';
+      this.stats.finished++;
+      this.deliver(r, r.generated >= r.maxNew ? 'length' : 'stop');
+      return true;
+    }
+    if (r.generated - r.delivered >= this.policy.streamInterval || r.delivered === 0) this.deliver(r, null);
+    return false;
+  }
+
+  private deliver(r: SimRequest, finish: FinishReason | null): void {
+    const from = r.delivered;
+    const count = r.generated - from;
+    r.delivered = r.generated;
+    if (count > 0 || finish) r.sink.tokens(from, count, finish, this.stepEnd);
+  }
+
+  private publishComputed(r: SimRequest): void {
+    if (!this.policy.prefixCaching) return;
+    const bs = this.policy.blockSize;
+    const full = Math.min(Math.floor(r.computed / bs), r.hashes.length);
+    for (; r.pubIdx < full; r.pubIdx++) {
+      if (r.priv > 0 && this.kv.publish(r.hashes[r.pubIdx] as number)) {
+        r.shared.push(r.hashes[r.pubIdx] as number);
+        r.priv--;
+      }
+    }
+  }
+
+  /** Returns `r`'s blocks; with `keep`, its full blocks stay in the prefix cache for later requests. */
+  private releaseKv(r: SimRequest, keep: boolean): void {
+    if (keep && this.policy.prefixCaching) {
+      const bs = this.policy.blockSize;
+      extendHashes(r, bs, r.computed);
+      const full = Math.floor(r.computed / bs);
+      for (; r.pubIdx < full && r.priv > 0; r.pubIdx++) {
+        if (this.kv.publishIdle(r.hashes[r.pubIdx] as number)) r.priv--;
+      }
+    }
+    this.kv.release(r.shared, r.priv);
+    r.shared = [];
+    r.priv = 0;
+    r.pubIdx = 0;
+  }
+}

@@ -1,0 +1,221 @@
+// Starts a simulated serving engine: framework flags -> configuration -> (startup failure | delay) -> listening
+// HTTP server with ready log lines, engine stats lines, and the crash faults. Usable in-process (tests, the
+// runner) and by the CLI shims.
+import type { AddressInfo } from 'node:net';
+import type { FrameworkKey } from '../core/frameworks/types';
+import { ArgParser, CliParseError } from './cli-args';
+import { SimClock } from './clock';
+import { resolveSim, type ResolvedSim } from './config';
+import { SimEngine } from './engine';
+import { SIM_FRAMEWORKS, frameworkFromName, simFlags } from './fw';
+import { argparseUsage, clickUsage } from './help-text';
+import { SimHttp } from './http/server';
+import { SimOptionError, extractSimOptions, type SimOptions } from './options';
+
+export interface StartSimOptions {
+  /** `sglang`, `vllm`, `tensorrt_llm` (or `trtllm`), `tokenspeed`. */
+  framework: string;
+  /** The framework's server flags as on its real command line (model positional where it has one); may hold `--sim-*`. */
+  args?: readonly string[];
+  /** Which CLI shape parses `args` (`serve`, or SGLang's `launch_server`); the framework's first by default. */
+  invocation?: string;
+  /** Override the bind address and port the flags give (port 0 picks a free port). */
+  host?: string;
+  port?: number;
+  /** Simulator options over those in `args` and `env`. */
+  sim?: Partial<SimOptions>;
+  /** Environment read for AUTOBENCH_SIM_OPTS (none unless given, so in-process use stays hermetic). */
+  env?: NodeJS.ProcessEnv;
+  /** Receives every log line the real server would print (default: dropped). */
+  log?: (line: string) => void;
+  /** Called when a crash fault fires (after connections were cut and the server closed). */
+  onCrash?: (message: string) => void;
+}
+
+export interface SimServer {
+  url: string;
+  host: string;
+  port: number;
+  /** The model name clients send (first served name). */
+  model: string;
+  framework: FrameworkKey;
+  config: ResolvedSim;
+  engine: SimEngine;
+  /** Set once a crash fault has fired. */
+  crashed: string | undefined;
+  close(): Promise<void>;
+}
+
+/** The server did not start: what it printed and the exit status its CLI would have. */
+export class SimStartError extends Error {
+  constructor(
+    readonly lines: string[],
+    readonly exitCode: number,
+  ) {
+    super(lines.join('\n'));
+    this.name = 'SimStartError';
+  }
+}
+
+function stamp(fw: FrameworkKey): string {
+  const d = new Date();
+  const p = (n: number): string => String(n).padStart(2, '0');
+  const date = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+  const time = `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  if (fw === 'vllm') return `INFO ${p(d.getMonth() + 1)}-${p(d.getDate())} ${time} [sim]`;
+  if (fw === 'tensorrt_llm') return `[${p(d.getMonth() + 1)}/${p(d.getDate())}/${d.getFullYear()}-${time}] [TRT-LLM] [I]`;
+  return `[${date} ${time}]`;
+}
+
+function hostForUrl(h: string): string {
+  return h.includes(':') ? `[${h}]` : h;
+}
+
+function gib(b: number): string {
+  return (b / 1024 ** 3).toFixed(2);
+}
+
+/** Parses framework flags the way its CLI does; CliParseError carries the CLI's error text. */
+export function parseFrameworkArgs(fw: FrameworkKey, argv: readonly string[], invocation?: string): Map<string, unknown> {
+  const sim = SIM_FRAMEWORKS[fw];
+  const shape = sim.shapes[invocation ?? Object.keys(sim.shapes)[0] ?? 'serve'];
+  if (!shape) throw new CliParseError(`unknown invocation '${invocation}' for ${fw}\n`);
+  const parser = new ArgParser(simFlags(fw), shape);
+  const usage = shape.style === 'click' ? clickUsage(shape) : argparseUsage(simFlags(fw), shape);
+  return parser.parse(argv, usage).values;
+}
+
+function startupLines(c: ResolvedSim): string[] {
+  const s = c.settings;
+  const lines = [
+    `autobench-sim: SIMULATED ${c.framework.displayName} engine: no GPU is used and nothing measured here is a GPU result.`,
+    `autobench-sim: model ${s.model} (profile ${c.model.id}${c.model.estimated ? ', estimated from the name' : ''}), ${c.gpus}x ${c.gpu.name}${c.gpuAuto ? ' (auto)' : ''}, tp=${s.tp} pp=${s.pp} dp=${s.dp}, speed x${c.options.speed}, seed ${c.options.seed}`,
+    `Model weights: ${gib(c.memory.weightBytes)} GiB per GPU; runtime buffers and activations ${gib(c.memory.runtimeBytes)} GiB (simulated)`,
+    `KV cache: ${c.kvTokens} tokens per replica (${gib(c.memory.kvBytes)} GiB per GPU), context length ${c.contextLimit}, max running ${c.engine.policy.maxRunning}, prefix caching ${s.prefixCaching ? 'on' : 'off'}`,
+  ];
+  if (s.notes.length) lines.push(`autobench-sim: accepted but not modelled: ${s.notes.map((k) => `--${k.replace(/_/g, '-')}`).join(', ')}`);
+  return lines;
+}
+
+export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
+  const fw = frameworkFromName(o.framework);
+  if (!fw) throw new SimStartError([`autobench-sim: unknown framework '${o.framework}' (sglang, vllm, tensorrt_llm, tokenspeed)`], 2);
+  const log = o.log ?? ((): void => undefined);
+  let simOpts: SimOptions;
+  let rest: string[];
+  try {
+    ({ rest, options: simOpts } = extractSimOptions(o.args ?? [], o.env ?? {}));
+  } catch (e) {
+    if (e instanceof SimOptionError) throw new SimStartError([`autobench-sim: ${e.message}`], 2);
+    throw e;
+  }
+  simOpts = { ...simOpts, ...o.sim };
+  let values: Map<string, unknown>;
+  try {
+    values = parseFrameworkArgs(fw, rest, o.invocation);
+  } catch (e) {
+    if (e instanceof CliParseError) throw new SimStartError(e.text.trimEnd().split('\n'), e.exitCode);
+    throw e;
+  }
+  if (o.host !== undefined) values.set('host', o.host);
+  if (o.port !== undefined) values.set('port', o.port);
+  const resolved = resolveSim(fw, values as Map<string, never>, simOpts);
+  if (!resolved.ok) throw new SimStartError(resolved.lines, resolved.exitCode);
+  const config = resolved.config;
+  for (const l of startupLines(config)) log(`${stamp(fw)} ${l}`);
+  if (simOpts.startupDelayMs > 0) await new Promise((r) => setTimeout(r, simOpts.startupDelayMs));
+
+  const clock = new SimClock(simOpts.speed);
+  const engine = new SimEngine(config.engine, clock);
+  let accepted = 0;
+  let crashTimer: NodeJS.Timeout | undefined;
+  let statsTimer: NodeJS.Timeout | undefined;
+  const handle: SimServer = {
+    url: '',
+    host: config.settings.host,
+    port: 0,
+    model: config.settings.servedNames[0] ?? config.settings.model,
+    framework: fw,
+    config,
+    engine,
+    crashed: undefined,
+    close: () => Promise.resolve(),
+  };
+  const crash = (why: string): void => {
+    if (handle.crashed !== undefined) return;
+    const message = `RuntimeError: CUDA error: an illegal memory access was encountered (simulated crash: ${why})`;
+    handle.crashed = message;
+    log(`${stamp(fw)} ${message}`);
+    engine.crash(message);
+    http.cutConnections();
+    http.server.close();
+    clearTimeout(crashTimer);
+    clearInterval(statsTimer);
+    o.onCrash?.(message);
+  };
+  const http = new SimHttp(config, engine, {
+    accepted: () => {
+      accepted++;
+      const n = simOpts.crashAfterRequests;
+      if (n !== undefined && accepted >= n) setImmediate(() => crash(`after ${accepted} requests`));
+    },
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException): void => {
+      const lines =
+        e.code === 'EADDRINUSE'
+          ? [`ERROR: [Errno 98] error while attempting to bind on address ('${config.settings.host}', ${config.settings.port}): address already in use`]
+          : [`ERROR: cannot listen on ${config.settings.host}:${config.settings.port}: ${e.message}`];
+      reject(new SimStartError(lines, 1));
+    };
+    http.server.once('error', onError);
+    http.server.listen(config.settings.port, config.settings.host, () => {
+      http.server.off('error', onError);
+      resolve();
+    });
+  });
+  const addr = http.server.address() as AddressInfo;
+  handle.port = addr.port;
+  handle.url = `http://${hostForUrl(config.settings.host)}:${addr.port}`;
+  log(`INFO:     Started server process [${process.pid}]`);
+  log('INFO:     Waiting for application startup.');
+  log('INFO:     Application startup complete.');
+  log(`INFO:     Uvicorn running on ${handle.url} (Press CTRL+C to quit)`);
+  if (fw === 'sglang') log(`${stamp(fw)} The server is fired up and ready to roll!`);
+
+  if (simOpts.crashAfterMs !== undefined) crashTimer = setTimeout(() => crash(`${simOpts.crashAfterMs} ms after startup`), simOpts.crashAfterMs);
+  if (simOpts.logIntervalMs > 0) {
+    let last = engine.stats();
+    let lastAt = performance.now();
+    statsTimer = setInterval(() => {
+      const now = engine.stats();
+      const dt = ((performance.now() - lastAt) / 1000) * simOpts.speed;
+      lastAt = performance.now();
+      if (now.generatedTokens === last.generatedTokens && now.promptTokens === last.promptTokens && now.running === 0) return;
+      log(`${stamp(fw)} ${statsLine(fw, now, last, dt)}`);
+      last = now;
+    }, simOpts.logIntervalMs);
+    statsTimer.unref();
+  }
+
+  handle.close = () =>
+    new Promise<void>((resolve) => {
+      clearTimeout(crashTimer);
+      clearInterval(statsTimer);
+      if (handle.crashed === undefined) engine.crash('server shutting down');
+      http.server.close(() => resolve());
+      http.server.closeAllConnections();
+    });
+  return handle;
+}
+
+function statsLine(fw: FrameworkKey, now: ReturnType<SimEngine['stats']>, last: ReturnType<SimEngine['stats']>, simSeconds: number): string {
+  const gen = (now.generatedTokens - last.generatedTokens) / Math.max(1e-9, simSeconds);
+  const prompt = (now.promptTokens - last.promptTokens) / Math.max(1e-9, simSeconds);
+  const hits = now.promptTokens ? (100 * now.cachedTokens) / now.promptTokens : 0;
+  if (fw === 'sglang' || fw === 'tokenspeed') {
+    return `Decode batch. #running-req: ${now.running}, token usage: ${now.kvUsage.toFixed(2)}, gen throughput (token/s): ${gen.toFixed(2)}, #queue-req: ${now.waiting} (simulated)`;
+  }
+  return `Engine 000: Avg prompt throughput: ${prompt.toFixed(1)} tokens/s, Avg generation throughput: ${gen.toFixed(1)} tokens/s, Running: ${now.running} reqs, Waiting: ${now.waiting} reqs, GPU KV cache usage: ${(100 * now.kvUsage).toFixed(1)}%, Prefix cache hit rate: ${hits.toFixed(1)}% (simulated)`;
+}

@@ -1,0 +1,85 @@
+// The framework CLI shims: `vllm`, `sglang`, `python -m sglang.launch_server`, `trtllm-serve`, `tokenspeed`
+// and `ts`, each accepting its real command shape and starting the simulated engine for `serve`.
+import type { FrameworkKey } from '../core/frameworks/types';
+import { serveFromCli, type ServeOptions, type SimIo } from './cli-serve';
+import { SIM_FRAMEWORKS } from './fw';
+import { programHelp } from './help';
+
+interface Program {
+  fw: FrameworkKey;
+  style: 'argparse' | 'click';
+  versionFlags: string[];
+}
+
+const PROGRAMS: Record<string, Program> = {
+  vllm: { fw: 'vllm', style: 'argparse', versionFlags: ['-v', '--version'] },
+  sglang: { fw: 'sglang', style: 'argparse', versionFlags: ['--version'] },
+  'trtllm-serve': { fw: 'tensorrt_llm', style: 'click', versionFlags: ['--version'] },
+  tokenspeed: { fw: 'tokenspeed', style: 'argparse', versionFlags: ['--version'] },
+  ts: { fw: 'tokenspeed', style: 'argparse', versionFlags: ['--version'] },
+};
+
+/** The program names a shim can be called as (`sglang.launch_server` stands for `python -m sglang.launch_server`). */
+export const SHIM_NAMES = [...Object.keys(PROGRAMS), 'sglang.launch_server'];
+
+function usageError(program: string, p: Program, message: string, io: SimIo): number {
+  if (p.style === 'click') {
+    io.err.write(`Usage: ${program} [OPTIONS] COMMAND [ARGS]...\nTry '${program} --help' for help.\n\nError: ${message}\n`);
+  } else {
+    io.err.write(`${programHelp(program).split('\n')[0] ?? ''}\n${program}: error: ${message}\n`);
+  }
+  return 2;
+}
+
+export async function runShim(program: string, argv: readonly string[], io: SimIo, o: ServeOptions = {}): Promise<number> {
+  if (program === 'sglang.launch_server') return serveFromCli('sglang', 'launch_server', argv, io, o);
+  const p = PROGRAMS[program];
+  if (!p) {
+    io.err.write(`autobench-sim: no shim called '${program}' (known: ${SHIM_NAMES.join(', ')})\n`);
+    return 2;
+  }
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined) {
+    if (p.style === 'click') {
+      io.out.write(programHelp(program));
+      return 0;
+    }
+    return usageError(program, p, 'the following arguments are required: subparser', io);
+  }
+  if (cmd === '-h' || cmd === '--help') {
+    io.out.write(programHelp(program));
+    return 0;
+  }
+  if (p.versionFlags.includes(cmd)) {
+    io.out.write(`${SIM_FRAMEWORKS[p.fw].version}\n`);
+    return 0;
+  }
+  if (cmd === 'serve') return serveFromCli(p.fw, p.fw === 'sglang' ? 'serve' : undefined, rest, io, o);
+  if (p.style === 'click') return usageError(program, p, `No such command '${cmd}'.`, io);
+  if (cmd.startsWith('-')) return usageError(program, p, `unrecognized arguments: ${cmd}`, io);
+  return usageError(program, p, `argument subparser: invalid choice: '${cmd}' (choose from 'serve')`, io);
+}
+
+export interface SimTarget {
+  framework: FrameworkKey;
+  /** The CLI shape (`launch_server` for `python -m sglang.launch_server`). */
+  invocation?: string;
+  /** Server flags as the framework's parser takes them (the model positional included). */
+  args: string[];
+}
+
+/**
+ * What a real server command line asks the simulator for: `python -m sglang.launch_server ...`,
+ * `sglang serve ...`, `vllm serve ...`, `trtllm-serve serve ...`, `tokenspeed serve ...` / `ts serve ...`
+ * (programs may carry a path). Undefined for anything else. Lets a runner start a candidate in-process.
+ */
+export function simTargetFor(argv: readonly string[]): SimTarget | undefined {
+  const base = (s: string | undefined): string => (s ?? '').split('/').pop() ?? '';
+  const prog = base(argv[0]);
+  if (/^python(\d(\.\d+)?)?$/.test(prog) && argv[1] === '-m' && argv[2] === 'sglang.launch_server') {
+    return { framework: 'sglang', invocation: 'launch_server', args: argv.slice(3) };
+  }
+  const p = PROGRAMS[prog];
+  if (!p || argv[1] !== 'serve') return undefined;
+  return { framework: p.fw, invocation: p.fw === 'sglang' ? 'serve' : undefined, args: argv.slice(2) };
+}
