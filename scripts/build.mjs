@@ -22,6 +22,19 @@ await Promise.all([
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
   }),
+  // The simulated framework CLIs (bin/sim/*) run this small bundle rather than the whole CLI.
+  build({ ...common, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js' }),
+  // The summary panel (webview and `report --html`): browser IIFE; its CSS lands beside it.
+  build({
+    ...common,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    entryPoints: ['src/webview/summary/main.ts'],
+    outfile: 'dist/webview/summary.js',
+    minify: true,
+    sourcemap: false,
+  }),
 ]);
 chmodSync('dist/cli.js', 0o755);
 if (watch) console.log('watch mode is not supported; run npm run build again');

@@ -1,0 +1,108 @@
+// `autobench compare`: a drop-in for the playbook's compare_benchmark_results.py (same arguments,
+// same Markdown and CSV bytes for well-formed input, same line-numbered errors, exit 1 on a bad line).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { renderCompareCsv, renderCompareMarkdown } from '../core/results/compare';
+import { rankRows } from '../core/results/rank';
+import { readRows } from '../core/results/rows';
+import { UsageError } from './errors';
+import type { CliIO } from './validate';
+
+export const COMPARE_HELP = `usage: autobench compare --input ROWS.jsonl --output SUMMARY.md [--csv SUMMARY.csv]
+
+Rank normalized result rows (one JSON object per line) and write the playbook's
+summary: best command per framework and scenario, the cross-framework
+comparison, and the failed or SLA-failing candidates.
+
+options:
+  --input ROWS.jsonl    normalized JSONL, one row per candidate and scenario
+  --output SUMMARY.md   Markdown summary to write (folders are created)
+  --csv SUMMARY.csv     also write every row, best first, as CSV
+  -h, --help            show this help
+
+The files are byte-identical to compare_benchmark_results.py's for well-formed
+input. Differences on purpose: a row without 'framework' gets its own table,
+and NaN/Infinity literals are refused with the line they are on.
+
+exit status: 0 written, 1 a row could not be read, 2 bad arguments`;
+
+const OPTIONS = ['--input', '--output', '--csv', '--help'] as const;
+
+/**
+ * argparse accepts `--opt value`, `--opt=value` and any unambiguous prefix (`--in`), so the
+ * drop-in does too.
+ */
+export function parseCompareArgs(argv: string[]): { input?: string; output?: string; csv?: string; help: boolean } {
+  const out: { input?: string; output?: string; csv?: string; help: boolean } = { help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '-h') {
+      out.help = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new UsageError(`unrecognized arguments: ${arg}\n\n${COMPARE_HELP}`);
+    const eq = arg.indexOf('=');
+    const name = eq >= 0 ? arg.slice(0, eq) : arg;
+    const matches = OPTIONS.filter((o) => o === name || o.startsWith(name));
+    const exact = OPTIONS.find((o) => o === name);
+    const opt = exact ?? (matches.length === 1 ? matches[0] : undefined);
+    if (!opt) {
+      throw new UsageError(matches.length > 1 ? `ambiguous option: ${name} could match ${matches.join(', ')}` : `unrecognized arguments: ${arg}\n\n${COMPARE_HELP}`);
+    }
+    if (opt === '--help') {
+      out.help = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      if (value === undefined || (value.startsWith('-') && value.length > 1 && !/^-\d/.test(value))) throw new UsageError(`argument ${opt}: expected one argument`);
+      i++;
+    }
+    out[opt.slice(2) as 'input' | 'output' | 'csv'] = value;
+  }
+  return out;
+}
+
+/** How Python prints a pathlib.Path: repeated slashes and `.` parts dropped, no trailing slash. */
+export function pythonPathStr(p: string): string {
+  if (p === '') return '.';
+  const lead = p.startsWith('//') && !p.startsWith('///') ? '//' : p.startsWith('/') ? '/' : '';
+  const parts = p.split('/').filter((s) => s !== '' && s !== '.');
+  return `${lead}${parts.join('/')}` || '.';
+}
+
+function writeFile(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text, 'utf8');
+}
+
+export function runCompare(argv: string[], io: CliIO): number {
+  const args = parseCompareArgs(argv);
+  if (args.help) {
+    io.out.write(`${COMPARE_HELP}\n`);
+    return 0;
+  }
+  const missing = [!args.input && '--input', !args.output && '--output'].filter(Boolean);
+  if (missing.length) throw new UsageError(`the following arguments are required: ${missing.join(', ')}\n\n${COMPARE_HELP}`);
+  const input = args.input as string;
+  let text: string;
+  try {
+    text = readFileSync(input, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${input}: ${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)}`, 1);
+  }
+  const read = readRows(text, pythonPathStr(input));
+  if (!read.ok) {
+    // The script exits through SystemExit(message): the bare message on stderr, status 1.
+    io.err.write(`${read.message}\n`);
+    return 1;
+  }
+  const data = read.rows.map((r) => r.data);
+  const ranked = rankRows(data);
+  writeFile(args.output as string, renderCompareMarkdown(data, ranked));
+  if (args.csv) writeFile(args.csv, renderCompareCsv(data, ranked));
+  return 0;
+}

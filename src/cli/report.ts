@@ -1,0 +1,122 @@
+// `autobench report ROWS.jsonl`: the full report (workload, SLA, versions, winners' commands, reasons,
+// caveats, profiler handoff) as Markdown, CSV and a self-contained HTML summary panel.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseManifest, type RunManifest } from '../core/results/manifest';
+import { buildReport } from '../core/results/report';
+import { renderReportCsv, renderReportMarkdown } from '../core/results/report-write';
+import { readRows, validateRows } from '../core/results/rows';
+import { createNonce } from '../webview/nonce';
+import { standaloneReportHtml, type InlineAssets } from '../webview/panel-html';
+import { styleFor } from './colors';
+import { pythonPathStr } from './compare';
+import { UsageError } from './errors';
+import type { CliIO } from './validate';
+
+export const REPORT_HELP = `usage: autobench report ROWS.jsonl [--manifest PLAN] [--md FILE] [--csv FILE]
+                        [--html FILE] [--quiet]
+
+The full benchmark report: workload and SLA, hardware and versions, the best
+command per framework and scenario, one cross-framework table, the winners'
+exact launch and benchmark commands, raw vs SLA-passing throughput, every
+candidate that was not selected with its reason and next step, caveats, and
+the profiler handoff when SGLang does not win. SLA verdicts are recomputed
+from the metrics.
+
+options:
+  --manifest PLAN  the run plan or cookbook config (YAML or JSON) the rows came
+                   from: SLA, scenario lengths, versions and images, framework
+                   set, search budget; optional keys run_id, output_dir and
+                   substitutions: [{framework, from, to, reason}]
+  --md FILE        write the report as Markdown
+  --csv FILE       write every row with its verdict, reasons and next step
+  --html FILE      write the summary panel as one self-contained HTML file
+  --quiet          do not print schema warnings
+  -h, --help       show this help
+
+With no --md/--csv/--html the Markdown goes to stdout.
+
+exit status: 0 written, 1 a row or file could not be read, 2 bad arguments`;
+
+/** dist/webview/summary.{js,css}: beside the bundled CLI, or built from a source checkout. */
+export function loadPanelAssets(): InlineAssets {
+  const dirs = [join(__dirname, 'webview'), join(__dirname, '..', '..', 'dist', 'webview')];
+  for (const d of dirs) {
+    const js = join(d, 'summary.js');
+    const css = join(d, 'summary.css');
+    if (existsSync(js) && existsSync(css)) return { script: readFileSync(js, 'utf8'), style: readFileSync(css, 'utf8') };
+  }
+  throw new UsageError('the summary panel bundle (dist/webview/summary.js) is missing; run npm run build', 1);
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)}`, 1);
+  }
+}
+
+function writeFile(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text, 'utf8');
+}
+
+const MAX_WARNINGS = 20;
+
+export function runReport(argv: string[], io: CliIO): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        manifest: { type: 'string' },
+        md: { type: 'string' },
+        csv: { type: 'string' },
+        html: { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n\n${REPORT_HELP}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out.write(`${REPORT_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(`report needs exactly one ROWS.jsonl\n\n${REPORT_HELP}`);
+  const rowsFile = positionals[0] as string;
+  const read = readRows(readText(rowsFile, 'rows'), pythonPathStr(rowsFile));
+  if (!read.ok) {
+    io.err.write(`${read.message}\n`);
+    return 1;
+  }
+  const issues = validateRows(read.rows);
+  const errStyle = styleFor(io.err);
+  if (!values.quiet) {
+    for (const issue of issues.slice(0, MAX_WARNINGS)) io.err.write(`${errStyle.dim(`${rowsFile}:${issue.line}:`)} ${errStyle.yellow('warning')}: ${issue.message}\n`);
+    if (issues.length > MAX_WARNINGS) io.err.write(`${errStyle.dim(`${rowsFile}:`)} ${issues.length - MAX_WARNINGS} more schema warnings (all of them are listed in the report)\n`);
+  }
+  let manifest: RunManifest | undefined;
+  if (values.manifest !== undefined) {
+    manifest = parseManifest(readText(values.manifest, 'manifest'), values.manifest);
+    for (const p of manifest.problems) io.err.write(`${errStyle.yellow('warning')}: ${p}\n`);
+  }
+  const model = buildReport(read.rows, {
+    rowsFile,
+    ...(values.manifest !== undefined ? { manifestFile: values.manifest } : {}),
+    ...(manifest ? { manifest } : {}),
+    issues,
+  });
+  const wrote = values.md !== undefined || values.csv !== undefined || values.html !== undefined;
+  if (values.html !== undefined) writeFile(values.html, standaloneReportHtml(model, loadPanelAssets(), createNonce()));
+  if (values.md !== undefined) writeFile(values.md, renderReportMarkdown(model));
+  if (values.csv !== undefined) writeFile(values.csv, renderReportCsv(model));
+  if (!wrote) io.out.write(renderReportMarkdown(model));
+  return 0;
+}

@@ -1,0 +1,171 @@
+// The report as plain, JSON-safe data: what `autobench report` writes as Markdown/CSV/HTML and what
+// the summary panel renders. Cell texts are final (Python-style numbers); numbers sit beside for sorting.
+
+export const REPORT_MODEL_VERSION = 1;
+
+/** Why a candidate was not selected, and what to do about it. */
+export type NextStep = 'retry' | 'lower-concurrency' | 'fix-parameter' | 'investigate' | 'nothing';
+
+export type NotSelectedCategory = 'failed' | 'oom' | 'timeout' | 'sla-failing' | 'skipped' | 'user-excluded' | 'unsupported' | 'smoke' | 'invalid';
+
+/** A column of the candidates table. `num` columns sort numerically. */
+export interface ColumnDef {
+  key: string;
+  label: string;
+  num: boolean;
+  /** An optional metric shown only because some row has it (accept length, cache hit, ...). */
+  optional?: boolean;
+}
+
+/** One input row, ready to show. */
+export interface CandidateRow {
+  /** Index in `candidates` (input order). */
+  id: number;
+  /** Line of the JSONL file. */
+  line: number;
+  framework: string;
+  scenario: string;
+  candidate: string;
+  status: string;
+  /** Recomputed SLA verdict. */
+  sla: 'pass' | 'fail';
+  slaReasons: string[];
+  /** What the row said (`sla.passed`, playbook reading); differs from `sla` when the row is stale. */
+  slaAsWritten: boolean;
+  simulated: boolean;
+  smoke: boolean;
+  /** Cell texts and sort values, aligned with `ReportModel.columns`. */
+  text: string[];
+  num: Array<number | null>;
+  /** Chart coordinates: request throughput, output tok/s, p50 TTFT, p50 TPOT (null when missing). */
+  rps: number | null;
+  otps: number | null;
+  ttft: number | null;
+  tpot: number | null;
+  gpus: number | null;
+  serverCommand: string;
+  benchmarkCommand: string;
+  failureReason: string;
+}
+
+/** The best candidate of one framework in one scenario (SLA-passing, not smoke). */
+export interface BestEntry {
+  scenario: string;
+  framework: string;
+  /** Index into `candidates`. */
+  row: number;
+  /** 1 = the scenario's winner. */
+  rank: number;
+}
+
+export interface ThroughputEntry {
+  scenario: string;
+  framework: string;
+  /** Highest request throughput of any ok row, SLA or not. */
+  rawBest: number | null;
+  rawRow: number | null;
+  /** Highest among SLA-passing rows (the number that counts). */
+  slaBest: number | null;
+  slaRow: number | null;
+}
+
+export interface NotSelectedEntry {
+  framework: string;
+  scenario: string;
+  candidate: string;
+  category: NotSelectedCategory;
+  reason: string;
+  next: NextStep;
+  advice: string;
+  /** Index into `candidates`, or null for a framework left out before any row existed. */
+  row: number | null;
+}
+
+export interface Caveat {
+  kind: 'simulated' | 'synthetic' | 'smoke' | 'incomplete-search' | 'substitution' | 'fairness' | 'sla' | 'schema' | 'no-winner';
+  text: string;
+}
+
+export interface Fact {
+  label: string;
+  value: string;
+}
+
+export interface VersionEntry {
+  framework: string;
+  version: string;
+  commit: string;
+  image: string;
+  serverHelp: string;
+  benchmarkHelp: string;
+  clients: string;
+}
+
+export interface WinnerCommands {
+  scenario: string;
+  framework: string;
+  candidate: string;
+  row: number;
+  serverCommand: string;
+  benchmarkCommand: string;
+  artifacts: Fact[];
+}
+
+/** One profiling shape: prefill is `input → 1`, decode is `1 → output`. */
+export interface ProfileShape {
+  phase: 'prefill' | 'decode';
+  /** Which bucket: `exact`, `p50` or `p95`. */
+  bucket: 'exact' | 'p50' | 'p95';
+  inputLen: number;
+  outputLen: number;
+  /** Arguments for the profiler (llm-torch-profiler-analysis). */
+  args: string;
+}
+
+export interface HandoffScenario {
+  scenario: string;
+  winnerFramework: string;
+  winnerCandidate: string;
+  winnerRps: number | null;
+  /** SGLang's best SLA-passing candidate here, if any. */
+  sglangCandidate: string | null;
+  sglangRps: number | null;
+  sglangCommand: string;
+  lengths: { kind: 'exact'; inputLen: number; outputLen: number } | { kind: 'buckets'; inputP50: number; inputP95: number; outputP50: number; outputP95: number } | { kind: 'unknown' };
+  shapes: ProfileShape[];
+  summary: string;
+}
+
+export interface HandoffNote {
+  scenarios: HandoffScenario[];
+  /** The whole note as plain text, for one copy button. */
+  text: string;
+}
+
+export interface ReportModel {
+  version: typeof REPORT_MODEL_VERSION;
+  title: string;
+  source: { rowsFile: string; manifestFile: string | null; rowCount: number };
+  /** Number of rows from the simulated engine (each such number is labelled, never a result). */
+  simulatedRows: number;
+  workload: Fact[];
+  sla: Fact[];
+  /** The SLA limits in ms / rate, for the chart lines (null: not set). */
+  slaLimits: { ttft: number | null; tpot: number | null; successRate: number | null };
+  hardware: Fact[];
+  versions: VersionEntry[];
+  columns: ColumnDef[];
+  candidates: CandidateRow[];
+  scenarios: string[];
+  frameworks: string[];
+  best: BestEntry[];
+  throughput: ThroughputEntry[];
+  winners: WinnerCommands[];
+  notSelected: NotSelectedEntry[];
+  caveats: Caveat[];
+  handoff: HandoffNote | null;
+  /** Why there is no handoff note, when there is none. */
+  handoffAbsent: string;
+  artifacts: Fact[];
+  problems: Array<{ line: number; message: string }>;
+}

@@ -1,0 +1,199 @@
+// Writes the report model as Markdown and CSV. Pure text functions: the CLI and the summary panel
+// (in a webview or a plain browser) produce the same files from the same model.
+import { pyFloatRepr } from '../config/py-value';
+import { NEXT_STEP_TEXT } from './advice';
+import type { CandidateRow, ColumnDef, Fact, ReportModel } from './report-model';
+
+/** Text made safe inside a Markdown table cell: no table breaks, no raw HTML. */
+export function mdText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, '<br>');
+}
+
+/** Inline code that survives backticks in the value; `inTable` escapes pipes for a table cell. */
+export function mdCode(s: string, inTable = true): string {
+  if (s === '') return '';
+  const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = s.startsWith('`') || s.endsWith('`') ? ' ' : '';
+  // Code spans show their content literally (no HTML), so only table pipes and line breaks need care.
+  const body = (inTable ? s.replace(/\|/g, '\\|') : s).replace(/\r?\n|\r/g, ' ');
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+
+function fenced(s: string, lang = 'sh'): string[] {
+  const longest = Math.max(2, ...(s.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}${lang}`, s, fence];
+}
+
+function table(header: string[], align: boolean[], rows: string[][]): string[] {
+  return [`| ${header.join(' | ')} |`, `| ${align.map((r) => (r ? '---:' : '---')).join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+}
+
+function facts(list: Fact[]): string[] {
+  if (list.length === 0) return ['_Not recorded._'];
+  return table(['Item', 'Value'], [false, false], list.map((f) => [mdText(f.label), mdText(f.value)]));
+}
+
+/** The metric columns (Req/s ... optional ones, GPUs) of the candidates table. */
+export function metricColumns(model: ReportModel): Array<{ col: ColumnDef; index: number }> {
+  return model.columns.map((col, index) => ({ col, index })).filter((c) => c.col.num);
+}
+
+const cell = (c: CandidateRow, index: number) => mdText(c.text[index] ?? '');
+
+export function renderReportMarkdown(model: ReportModel): string {
+  const out: string[] = [`# ${mdText(model.title)}`, ''];
+  if (model.simulatedRows > 0) {
+    out.push(`> **Simulated:** ${model.simulatedRows} of ${model.source.rowCount} rows come from the built-in simulated engine. Their numbers are not performance results.`, '');
+  }
+  out.push(`Rows: ${mdCode(model.source.rowsFile, false)} (${model.source.rowCount})${model.source.manifestFile ? ` · Manifest: ${mdCode(model.source.manifestFile, false)}` : ''}`, '');
+
+  out.push('## Workload and SLA', '', ...facts(model.workload), '', '**SLA**', '', ...facts(model.sla), '');
+  out.push('## Hardware and versions', '', ...facts(model.hardware), '');
+  if (model.versions.length) {
+    out.push(
+      ...table(
+        ['Framework', 'Version', 'Commit', 'Image', 'Server help', 'Client help', 'Load client'],
+        [false, false, false, false, false, false, false],
+        model.versions.map((v) => [mdCode(v.framework), mdText(v.version), mdText(v.commit), mdCode(v.image), mdText(v.serverHelp), mdText(v.benchmarkHelp), mdText(v.clients)]),
+      ),
+      '',
+    );
+  }
+
+  const metrics = metricColumns(model);
+  out.push('## Best command per framework and scenario', '');
+  if (model.best.length === 0) out.push('_No candidate passed the SLA._', '');
+  for (const fw of model.frameworks) {
+    const mine = model.best.filter((b) => b.framework === fw);
+    if (mine.length === 0) continue;
+    out.push(`### ${mdCode(fw)}`, '');
+    out.push(
+      ...table(
+        ['Scenario', 'Candidate', ...metrics.map((m) => m.col.label), 'Server command'],
+        [false, false, ...metrics.map(() => true), false],
+        mine.map((b) => {
+          const c = model.candidates[b.row] as CandidateRow;
+          return [mdText(b.scenario), mdText(c.candidate), ...metrics.map((m) => cell(c, m.index)), mdCode(c.serverCommand)];
+        }),
+      ),
+      '',
+    );
+  }
+
+  out.push('## Cross-framework comparison', '');
+  if (model.best.length === 0) out.push('_No scenario has an SLA-passing candidate._', '');
+  else {
+    out.push(
+      ...table(
+        ['Scenario', 'Rank', 'Framework', 'Candidate', ...metrics.map((m) => m.col.label)],
+        [false, true, false, false, ...metrics.map(() => true)],
+        model.best.map((b) => {
+          const c = model.candidates[b.row] as CandidateRow;
+          return [mdText(b.scenario), String(b.rank), mdCode(b.framework), mdText(c.candidate), ...metrics.map((m) => cell(c, m.index))];
+        }),
+      ),
+      '',
+    );
+  }
+
+  out.push('## Winners: exact commands', '');
+  if (model.winners.length === 0) out.push('_None._', '');
+  for (const w of model.winners) {
+    out.push(`### ${mdText(w.scenario)}: ${mdCode(w.framework)}, candidate ${mdText(w.candidate || '(unnamed)')}`, '');
+    out.push('Launch:', '', ...fenced(w.serverCommand || '# not recorded'), '');
+    out.push('Benchmark:', '', ...fenced(w.benchmarkCommand || '# not recorded'), '');
+    if (w.artifacts.length) out.push(...w.artifacts.map((a) => `- ${mdText(a.label)}: ${mdCode(a.value, false)}`), '');
+  }
+
+  out.push('## Raw vs SLA-passing throughput', '');
+  const rate = (n: number | null, none = '') => (n === null ? none : n.toFixed(2));
+  const cand = (i: number | null) => (i === null ? '' : mdText(model.candidates[i]?.candidate ?? ''));
+  out.push(
+    ...table(
+      ['Scenario', 'Framework', 'Best raw req/s', 'Raw candidate', 'Best SLA-passing req/s', 'SLA candidate'],
+      [false, false, true, false, true, false],
+      model.throughput.map((t) => [mdText(t.scenario), mdCode(t.framework), rate(t.rawBest, 'none measured'), cand(t.rawRow), rate(t.slaBest, t.rawBest === null ? '' : 'none passes'), cand(t.slaRow)]),
+    ),
+    '',
+  );
+
+  out.push('## Not selected: failed, SLA-failing, skipped and excluded candidates', '');
+  if (model.notSelected.length === 0) out.push('_Every candidate passed._', '');
+  else {
+    out.push(
+      ...table(
+        ['Framework', 'Scenario', 'Candidate', 'Category', 'Reason', 'Next step'],
+        [false, false, false, false, false, false],
+        model.notSelected.map((n) => [mdCode(n.framework), mdText(n.scenario), mdText(n.candidate), n.category, mdText(n.reason), `${NEXT_STEP_TEXT[n.next]}: ${mdText(n.advice)}`]),
+      ),
+      '',
+    );
+  }
+
+  out.push('## Caveats', '');
+  out.push(...(model.caveats.length ? model.caveats.map((c) => `- ${mdText(c.text)}`) : ['_None._']), '');
+
+  out.push('## Profiler handoff', '');
+  if (!model.handoff) out.push(mdText(model.handoffAbsent), '');
+  else {
+    out.push('SGLang is not the winner of these scenarios. Profile SGLang (llm-torch-profiler-analysis) with the benchmark\u2019s own shapes:', '');
+    for (const h of model.handoff.scenarios) {
+      out.push(`- ${mdText(h.summary)}`);
+      out.push(`  - lengths: ${mdText(h.lengths.kind === 'exact' ? `input_len ${h.lengths.inputLen}, output_len ${h.lengths.outputLen}` : h.lengths.kind === 'buckets' ? `input_len p50 ${h.lengths.inputP50} / p95 ${h.lengths.inputP95}, output_len p50 ${h.lengths.outputP50} / p95 ${h.lengths.outputP95}` : 'not recorded: add workload.input_len/output_len (or p50/p95 buckets) to the rows')}`);
+      for (const s of h.shapes) {
+        const shape = s.phase === 'prefill' ? `${s.inputLen} → 1` : `1 → ${s.outputLen}`;
+        out.push(`  - ${s.phase}${s.bucket === 'exact' ? '' : ` (${s.bucket})`}: ${shape} ${mdCode(s.args)}`);
+      }
+    }
+    out.push('');
+  }
+
+  out.push('## Artifacts', '', ...model.artifacts.map((a) => `- ${mdText(a.label)}: ${mdCode(a.value, false)}`), '');
+  if (model.problems.length) {
+    out.push('## Input problems', '', ...model.problems.map((p) => `- line ${p.line}: ${mdText(p.message)}`), '');
+  }
+  return out.join('\n');
+}
+
+const CSV_QUOTE = /[",\r\n]/;
+function csvField(s: string): string {
+  return CSV_QUOTE.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function csvNumber(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '';
+  return Number.isInteger(n) ? String(n) : pyFloatRepr(n);
+}
+
+/** Every row with its recomputed SLA verdict, reasons and next step; CRLF like Python's csv. */
+export function renderReportCsv(model: ReportModel): string {
+  const metrics = metricColumns(model);
+  const header = ['line', 'framework', 'scenario', 'candidate_id', 'status', 'sla', 'sla_as_written', 'sla_reasons', ...metrics.map((m) => m.col.key), 'simulated', 'smoke', 'category', 'next_step', 'server_command', 'benchmark_command', 'failure_reason'];
+  const byRow = new Map(model.notSelected.filter((n) => n.row !== null).map((n) => [n.row as number, n]));
+  const lines = [header.join(',')];
+  for (const c of model.candidates) {
+    const n = byRow.get(c.id);
+    const values = [
+      String(c.line),
+      c.framework,
+      c.scenario,
+      c.candidate,
+      c.status,
+      c.sla,
+      c.slaAsWritten ? 'True' : 'False',
+      c.slaReasons.join('; '),
+      ...metrics.map((m) => csvNumber(c.num[m.index])),
+      c.simulated ? 'True' : 'False',
+      c.smoke ? 'True' : 'False',
+      n?.category ?? '',
+      n ? NEXT_STEP_TEXT[n.next] : '',
+      c.serverCommand,
+      c.benchmarkCommand,
+      c.failureReason,
+    ];
+    lines.push(values.map(csvField).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}

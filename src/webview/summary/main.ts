@@ -1,0 +1,348 @@
+/// <reference lib="dom" />
+// The summary panel's entry point (bundled to dist/webview/summary.js, IIFE). In a webview it says
+// `ready` and renders what the host sends; in a browser it renders the data inlined in the page.
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import 'uplot/dist/uPlot.min.css';
+import '../../../media/summary.css';
+import { NEXT_STEP_TEXT } from '../../core/results/advice';
+import type { CandidateRow, ReportModel } from '../../core/results/report-model';
+import { renderReportCsv, renderReportMarkdown } from '../../core/results/report-write';
+import { DATA_ELEMENT_ID } from '../panel-html';
+import { isHostToPanel, type PanelState } from '../protocol';
+import { renderCharts, frameworkColor } from './charts';
+import { custom, h } from './dom';
+import { createHost, type Host } from './host';
+import { sortableTable, type Column } from './tables';
+
+// Lit falls back to <style> elements where constructable stylesheets are missing; give them the nonce.
+const scriptNonce = document.currentScript instanceof HTMLScriptElement ? document.currentScript.nonce : '';
+if (scriptNonce) (globalThis as { litNonce?: string }).litNonce = scriptNonce;
+
+const host = createHost();
+/** Rows per table page: enough to scan, few enough that 5,000-row runs sort and render at once. */
+const PAGE_SIZE = 200;
+let state: PanelState = {};
+
+function saveState(patch: Partial<PanelState>): void {
+  state = { ...state, ...patch };
+  host.setState(state);
+}
+
+function badge(kind: 'pass' | 'fail' | 'warn' | 'info', text: string, title?: string): HTMLElement {
+  return h('span', { class: `badge badge-${kind}`, ...(title ? { title } : {}) }, text);
+}
+
+function slaBadge(c: CandidateRow): HTMLElement {
+  const title = c.sla === 'pass' ? 'Every SLA target met' : c.slaReasons.join('\n');
+  return badge(c.sla === 'pass' ? 'pass' : 'fail', c.sla === 'pass' ? 'SLA pass' : 'SLA fail', title);
+}
+
+function button(label: string, id: string, onClick: () => void, secondary = false): HTMLElement {
+  const b = custom('vscode-button', { id, attrs: secondary ? { secondary: '' } : {} }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function copyButton(label: string, text: () => string): HTMLElement {
+  const b = custom('vscode-button', { class: 'copy', attrs: { secondary: '', title: 'Copy to the clipboard' } }, label);
+  b.addEventListener('click', () => {
+    void host.copy(text()).then((ok) => {
+      b.textContent = ok ? 'Copied' : 'Copy failed';
+      setTimeout(() => (b.textContent = label), 1500);
+    });
+  });
+  return b;
+}
+
+function section(id: string, title: string, ...children: Array<Node | string | null>): HTMLElement {
+  return h('section', { id, attrs: { 'aria-labelledby': `${id}-title` } }, h('h2', { id: `${id}-title` }, title), ...children);
+}
+
+function factTable(id: string, facts: Array<{ label: string; value: string }>): HTMLElement {
+  if (facts.length === 0) return h('p', { class: 'muted' }, 'Not recorded.');
+  return h('table', { id, class: 'facts' }, h('tbody', {}, ...facts.map((f) => h('tr', {}, h('th', { attrs: { scope: 'row' } }, f.label), h('td', {}, f.value)))));
+}
+
+function code(text: string): HTMLElement {
+  return h('code', {}, text);
+}
+
+function header(model: ReportModel): HTMLElement {
+  const pass = model.candidates.filter((c) => c.sla === 'pass').length;
+  const counts = h(
+    'p',
+    { class: 'counts' },
+    custom('vscode-badge', { id: 'row-count', attrs: { variant: 'counter' } }, String(model.candidates.length)),
+    ' candidates · ',
+    badge('pass', `${pass} pass`),
+    ' ',
+    badge('fail', `${model.candidates.length - pass} fail`),
+  );
+  const source = h('p', { class: 'muted' }, 'Rows: ', code(model.source.rowsFile), model.source.manifestFile ? ' · Manifest: ' : '', model.source.manifestFile ? code(model.source.manifestFile) : null);
+  const sim =
+    model.simulatedRows > 0
+      ? h('div', { id: 'simulated-banner', class: 'banner banner-warn', attrs: { role: 'note' } }, h('strong', {}, 'Simulated. '), `${model.simulatedRows} of ${model.candidates.length} rows come from the built-in simulated engine; their numbers are not performance results.`)
+      : null;
+  const toolbar = h(
+    'div',
+    { class: 'toolbar' },
+    button('Save as Markdown', 'save-markdown', () => host.save('markdown', 'benchmark-report.md', renderReportMarkdown(model))),
+    button('Save as CSV', 'save-csv', () => host.save('csv', 'benchmark-report.csv', renderReportCsv(model)), true),
+  );
+  return h('header', {}, h('h1', {}, model.title), source, counts, sim, toolbar);
+}
+
+function bars(model: ReportModel): HTMLElement {
+  const wrap = h('div', { class: 'bars' });
+  for (const sc of model.scenarios) {
+    const entries = model.throughput.filter((t) => t.scenario === sc);
+    if (entries.length === 0) continue;
+    const max = Math.max(0, ...entries.map((t) => Math.max(t.rawBest ?? 0, t.slaBest ?? 0)));
+    const group = h('div', { class: 'bar-group', attrs: { 'data-scenario': sc } }, h('h3', {}, sc));
+    for (const t of entries) {
+      const raw = h('div', { class: 'bar bar-raw' });
+      const sla = h('div', { class: 'bar bar-sla' });
+      raw.style.width = `${max > 0 ? ((t.rawBest ?? 0) / max) * 100 : 0}%`;
+      sla.style.width = `${max > 0 ? ((t.slaBest ?? 0) / max) * 100 : 0}%`;
+      sla.style.backgroundColor = frameworkColor(t.framework, model.frameworks.indexOf(t.framework));
+      const cand = (i: number | null) => (i === null ? '' : ` (${model.candidates[i]?.candidate ?? ''})`);
+      const label =
+        t.slaBest !== null
+          ? `${t.slaBest.toFixed(2)} req/s${cand(t.slaRow)}${t.rawBest !== null && t.rawBest > t.slaBest ? ` · raw best ${t.rawBest.toFixed(2)}${cand(t.rawRow)}` : ''}`
+          : t.rawBest !== null
+            ? `no SLA-passing candidate · raw best ${t.rawBest.toFixed(2)} req/s${cand(t.rawRow)}`
+            : 'no measured candidate';
+      group.append(
+        h('div', { class: 'bar-row', attrs: { 'data-framework': t.framework } }, h('span', { class: 'bar-label' }, t.framework), h('div', { class: 'bar-track', attrs: { role: 'img', 'aria-label': `${t.framework}: ${label}` } }, raw, sla), h('span', { class: 'bar-value' }, label)),
+      );
+    }
+    wrap.append(group);
+  }
+  if (!wrap.childElementCount) wrap.append(h('p', { class: 'muted' }, 'No measured candidates.'));
+  return wrap;
+}
+
+function metricColumns(model: ReportModel): Array<Column<CandidateRow>> {
+  return model.columns
+    .map((col, index) => ({ col, index }))
+    .filter((c) => c.col.num)
+    .map(({ col, index }) => ({ key: col.key, label: col.label, num: true, value: (r: CandidateRow) => r.num[index] ?? null, cell: (r: CandidateRow) => r.text[index] ?? '' }));
+}
+
+function crossTable(model: ReportModel): HTMLElement {
+  if (model.best.length === 0) return h('p', { class: 'muted' }, 'No scenario has an SLA-passing candidate.');
+  type BestRow = { rank: number; c: CandidateRow };
+  const data: BestRow[] = model.best.map((b) => ({ rank: b.rank, c: model.candidates[b.row] as CandidateRow }));
+  const cols: Array<Column<BestRow>> = [
+    { key: 'scenario', label: 'Scenario', num: false, value: (r) => r.c.scenario },
+    { key: 'rank', label: 'Rank', num: true, value: (r) => r.rank },
+    { key: 'framework', label: 'Framework', num: false, value: (r) => r.c.framework },
+    { key: 'candidate', label: 'Candidate', num: false, value: (r) => r.c.candidate },
+    { key: 'sla', label: 'SLA', num: false, value: (r) => r.c.sla, cell: (r) => slaBadge(r.c) },
+    ...metricColumns(model).map((m) => ({ ...m, value: (r: BestRow) => m.value(r.c), cell: (r: BestRow) => (m.cell ? m.cell(r.c) : '') })),
+    { key: 'command', label: 'Server command', num: false, value: (r) => r.c.serverCommand, cell: (r) => code(r.c.serverCommand) },
+  ];
+  return sortableTable('cross-table', 'Best candidate of each framework per scenario, ranked', cols, data).element;
+}
+
+function winners(model: ReportModel): HTMLElement {
+  const wrap = h('div', { class: 'winners' });
+  for (const w of model.winners) {
+    wrap.append(
+      h(
+        'article',
+        { class: 'winner', attrs: { 'data-scenario': w.scenario } },
+        h('h3', {}, `${w.scenario}: ${w.framework}, candidate ${w.candidate || '(unnamed)'}`),
+        h('div', { class: 'command' }, h('span', { class: 'label' }, 'Launch'), h('pre', {}, code(w.serverCommand || '(not recorded)')), copyButton('Copy', () => w.serverCommand)),
+        h('div', { class: 'command' }, h('span', { class: 'label' }, 'Benchmark'), h('pre', {}, code(w.benchmarkCommand || '(not recorded)')), copyButton('Copy', () => w.benchmarkCommand)),
+        w.artifacts.length ? h('ul', { class: 'artifacts' }, ...w.artifacts.map((a) => h('li', {}, `${a.label}: `, code(a.value)))) : null,
+      ),
+    );
+  }
+  if (!wrap.childElementCount) wrap.append(h('p', { class: 'muted' }, 'No winners.'));
+  return wrap;
+}
+
+function candidatesSection(model: ReportModel): HTMLElement {
+  const cols: Array<Column<CandidateRow>> = [
+    { key: 'framework', label: 'Framework', num: false, value: (r) => r.framework },
+    { key: 'scenario', label: 'Scenario', num: false, value: (r) => r.scenario },
+    { key: 'candidate', label: 'Candidate', num: false, value: (r) => r.candidate },
+    { key: 'status', label: 'Status', num: false, value: (r) => r.status },
+    {
+      key: 'sla',
+      label: 'SLA',
+      num: false,
+      value: (r) => r.sla,
+      cell: (r) => {
+        const span = h('span', {}, slaBadge(r));
+        if (r.simulated) span.append(' ', badge('info', 'simulated'));
+        if (r.smoke) span.append(' ', badge('warn', 'smoke'));
+        return span;
+      },
+    },
+    ...metricColumns(model),
+    { key: 'reason', label: 'Reasons', num: false, value: (r) => (r.sla === 'fail' ? r.slaReasons.join('; ') : ''), cell: (r) => (r.sla === 'fail' ? r.slaReasons.join('; ') : '') },
+  ];
+  const t = sortableTable('candidates-table', 'Every candidate row', cols, model.candidates, { pageSize: PAGE_SIZE, onSort: (key, dir) => saveState({ sort: { key, dir } }) });
+  const shown = h('span', { id: 'shown-count', class: 'muted' });
+  const filterBox = custom('vscode-textfield', { id: 'filter', attrs: { placeholder: 'Filter: framework, scenario, candidate, status…', 'aria-label': 'Filter candidates' } });
+  const onlyFailing = custom('vscode-checkbox', { id: 'only-failing', attrs: { label: 'Only SLA-failing' } });
+  const apply = () => {
+    const q = (state.filter ?? '').toLowerCase();
+    const n = t.filter((i) => {
+      const r = model.candidates[i] as CandidateRow;
+      return (!state.onlyFailing || r.sla === 'fail') && (!q || `${r.framework} ${r.scenario} ${r.candidate} ${r.status}`.toLowerCase().includes(q));
+    });
+    shown.textContent = `${n} of ${model.candidates.length} shown`;
+  };
+  filterBox.addEventListener('input', () => {
+    saveState({ filter: (filterBox as HTMLInputElement).value ?? '' });
+    apply();
+  });
+  onlyFailing.addEventListener('change', () => {
+    saveState({ onlyFailing: Boolean((onlyFailing as HTMLInputElement).checked) });
+    apply();
+  });
+  if (state.filter) (filterBox as HTMLInputElement).value = state.filter;
+  if (state.onlyFailing) onlyFailing.setAttribute('checked', '');
+  if (state.sort) t.sort(state.sort.key, state.sort.dir);
+  apply();
+  return h('div', {}, h('div', { class: 'filters' }, filterBox, onlyFailing, shown), t.element);
+}
+
+function notSelected(model: ReportModel): HTMLElement {
+  if (model.notSelected.length === 0) return h('p', { class: 'muted' }, 'Every candidate was selectable.');
+  const kind = (next: string) => (next === 'nothing' ? 'info' : next === 'retry' ? 'warn' : 'fail');
+  type N = (typeof model.notSelected)[number];
+  const cols: Array<Column<N>> = [
+    { key: 'framework', label: 'Framework', num: false, value: (r) => r.framework },
+    { key: 'scenario', label: 'Scenario', num: false, value: (r) => r.scenario },
+    { key: 'candidate', label: 'Candidate', num: false, value: (r) => r.candidate },
+    { key: 'category', label: 'Category', num: false, value: (r) => r.category },
+    { key: 'reason', label: 'Reason', num: false, value: (r) => r.reason },
+    { key: 'next', label: 'Next step', num: false, value: (r) => r.next, cell: (r) => h('span', {}, badge(kind(r.next), NEXT_STEP_TEXT[r.next]), ' ', r.advice) },
+  ];
+  return sortableTable('not-selected-table', 'Candidates that were not selected, with reasons', cols, model.notSelected, { pageSize: PAGE_SIZE }).element;
+}
+
+function handoff(model: ReportModel): HTMLElement {
+  const note = model.handoff;
+  if (!note) return h('p', { id: 'handoff-absent', class: 'muted' }, model.handoffAbsent);
+  const wrap = h('div', { class: 'handoff' }, h('p', {}, 'SGLang is not the winner of these scenarios. Profile SGLang (llm-torch-profiler-analysis) with the benchmark\u2019s own shapes, not generic defaults.'), copyButton('Copy note', () => note.text));
+  for (const s of note.scenarios) {
+    const lengths =
+      s.lengths.kind === 'exact'
+        ? `input_len ${s.lengths.inputLen}, output_len ${s.lengths.outputLen}`
+        : s.lengths.kind === 'buckets'
+          ? `input_len p50 ${s.lengths.inputP50} / p95 ${s.lengths.inputP95}, output_len p50 ${s.lengths.outputP50} / p95 ${s.lengths.outputP95}`
+          : 'not recorded: add workload.input_len/output_len (or p50/p95 buckets) to the rows';
+    const shapes = h('ul', { class: 'shapes' });
+    for (const p of s.shapes) {
+      const shape = p.phase === 'prefill' ? `${p.inputLen} → 1` : `1 → ${p.outputLen}`;
+      shapes.append(h('li', { attrs: { 'data-phase': p.phase, 'data-bucket': p.bucket } }, h('strong', {}, `${p.phase}${p.bucket === 'exact' ? '' : ` (${p.bucket})`}: `, shape), ' ', code(p.args), ' ', copyButton('Copy', () => p.args)));
+    }
+    wrap.append(h('article', { class: 'handoff-scenario', attrs: { 'data-scenario': s.scenario } }, h('h3', {}, s.scenario), h('p', {}, s.summary), h('p', {}, 'Lengths: ', lengths), shapes, s.sglangCommand ? h('p', {}, 'SGLang command: ', code(s.sglangCommand)) : null));
+  }
+  return wrap;
+}
+
+function details(model: ReportModel): HTMLElement[] {
+  const versions = model.versions.length
+    ? h(
+        'table',
+        { id: 'versions-table', class: 'grid' },
+        h('thead', {}, h('tr', {}, ...['Framework', 'Version', 'Commit', 'Image', 'Server help', 'Client help', 'Load client'].map((t) => h('th', { attrs: { scope: 'col' } }, t)))),
+        h('tbody', {}, ...model.versions.map((v) => h('tr', {}, ...[v.framework, v.version, v.commit, v.image, v.serverHelp, v.benchmarkHelp, v.clients].map((t) => h('td', {}, t))))),
+      )
+    : null;
+  return [
+    section('caveats', 'Caveats', model.caveats.length ? h('ul', { id: 'caveat-list' }, ...model.caveats.map((c) => h('li', { attrs: { 'data-kind': c.kind } }, c.text))) : h('p', { class: 'muted' }, 'None.')),
+    section('workload', 'Workload and SLA', factTable('workload-table', model.workload), h('h3', {}, 'SLA'), factTable('sla-table', model.sla)),
+    section('hardware', 'Hardware and versions', factTable('hardware-table', model.hardware), versions),
+    section('artifacts', 'Artifacts', factTable('artifacts-table', model.artifacts)),
+    ...(model.problems.length ? [section('problems', 'Input problems', h('ul', {}, ...model.problems.map((p) => h('li', {}, `line ${p.line}: ${p.message}`))))] : []),
+  ];
+}
+
+let scrollWatched = false;
+function watchScroll(): void {
+  scrollWatched = true;
+  let pending = 0;
+  window.addEventListener('scroll', () => {
+    clearTimeout(pending);
+    pending = window.setTimeout(() => saveState({ scrollY: Math.round(window.scrollY) }), 200);
+  });
+}
+
+function render(model: ReportModel, restored: PanelState | undefined): void {
+  const t0 = performance.now();
+  state = restored ?? {};
+  const app = document.getElementById('app') ?? document.body.appendChild(h('div', { id: 'app' }));
+  app.replaceChildren();
+  const charts = h('div', { id: 'charts' });
+  app.append(
+    header(model),
+    h(
+      'main',
+      {},
+      section('best', 'Best per framework', h('p', { class: 'muted' }, 'Best SLA-passing request throughput per framework (solid) beside the best raw throughput of any measured candidate (faint).'), bars(model)),
+      section('cross', 'Cross-framework comparison', crossTable(model)),
+      section('winners-section', 'Winners: exact commands', winners(model)),
+      section('charts-section', 'Throughput against latency', charts),
+      section('candidates', 'All candidates', candidatesSection(model)),
+      section('not-selected', 'Not selected', notSelected(model)),
+      section('handoff-section', 'Profiler handoff', handoff(model)),
+      ...details(model),
+    ),
+  );
+  // Charts measure their container, so they are drawn once it is in the document.
+  renderCharts(charts, model);
+  app.removeAttribute('aria-busy');
+  if (state.scrollY) window.scrollTo(0, state.scrollY);
+  if (!scrollWatched) watchScroll();
+  // Count the layout the first paint needs, not only the script time.
+  void document.body.offsetHeight;
+  const ms = Math.round(performance.now() - t0);
+  document.body.dataset.state = 'ready';
+  document.body.dataset.rows = String(model.candidates.length);
+  document.body.dataset.renderMs = String(ms);
+  host.post({ type: 'rendered', rowCount: model.candidates.length, ms });
+  window.dispatchEvent(new CustomEvent('autobench:ready', { detail: { rowCount: model.candidates.length, ms } }));
+}
+
+function fail(message: string, h0: Host): void {
+  const app = document.getElementById('app');
+  app?.replaceChildren(h('p', { class: 'banner banner-error', attrs: { role: 'alert' } }, message));
+  document.body.dataset.state = 'error';
+  h0.post({ type: 'error', message });
+}
+
+function start(): void {
+  const embedded = document.getElementById(DATA_ELEMENT_ID);
+  if (embedded) {
+    try {
+      render(JSON.parse(embedded.textContent ?? '') as ReportModel, host.getState());
+    } catch (e) {
+      fail(`Could not show the report: ${(e as Error).message}`, host);
+    }
+    return;
+  }
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    const msg = event.data;
+    if (!isHostToPanel(msg)) return;
+    if (msg.type === 'load') {
+      try {
+        render(msg.model, msg.state ?? host.getState());
+      } catch (e) {
+        fail(`Could not show the report: ${(e as Error).message}`, host);
+      }
+    }
+  });
+  host.post({ type: 'ready' });
+}
+
+start();
