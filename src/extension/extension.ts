@@ -17,6 +17,8 @@ import {
   type ValidateFilesResult,
 } from '../shared/protocol';
 
+import { SUMMARY_VIEW_TYPE, SummaryPanels } from './summary-panel';
+
 let client: LanguageClient | undefined;
 
 /** Settings as the server needs them, resolved here so the server never reads globals. */
@@ -111,7 +113,28 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
 
+  const summaries = new SummaryPanels(context, log);
+  context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(SUMMARY_VIEW_TYPE, summaries.serializer()));
+
   const commands: Record<string, (...args: unknown[]) => unknown> = {
+    'autobench.openSummary': async (arg?: unknown) => {
+      let file = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.fsPath : undefined;
+      const active = vscode.window.activeTextEditor?.document.uri;
+      if (!file && active?.scheme === 'file' && active.fsPath.endsWith('.jsonl')) file = active.fsPath;
+      if (!file) {
+        const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Result rows': ['jsonl'] }, title: 'Open benchmark result rows' });
+        file = picked?.[0]?.fsPath;
+      }
+      if (!file) return undefined;
+      try {
+        return await summaries.show(file);
+      } catch (e) {
+        const message = `Autobench: cannot open the summary of ${file}: ${(e as Error).message}`;
+        log.error(message);
+        void vscode.window.showErrorMessage(message);
+        return undefined;
+      }
+    },
     'autobench.showCandidates': async (uriArg?: unknown, framework?: unknown) => {
       const target = typeof uriArg === 'string' ? vscode.Uri.parse(uriArg) : uriArg instanceof vscode.Uri ? uriArg : vscode.window.activeTextEditor?.document.uri;
       if (!target) {

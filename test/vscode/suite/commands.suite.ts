@@ -7,5 +7,5 @@ import { extension } from './workspace';
 test('the autobench commands are registered', async () => {
   await extension().activate();
   const all = new Set(await vscode.commands.getCommands(true));
-  for (const id of ['autobench.showCandidates', 'autobench.validateWorkspace']) assert.ok(all.has(id), `${id} is not registered`);
+  for (const id of ['autobench.showCandidates', 'autobench.validateWorkspace', 'autobench.openSummary']) assert.ok(all.has(id), `${id} is not registered`);
 });

@@ -6,6 +6,7 @@ import './code-lens.suite';
 import './completion.suite';
 import './outline.suite';
 import './commands.suite';
+import './summary.suite';
 
 export function run(): Promise<void> {
   return runAll();

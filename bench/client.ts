@@ -1,0 +1,284 @@
+// Load-client accuracy and throughput against the fake server in a separate process: client-measured TTFT/ITL vs the server's truth, chunk rate at 0 ms gaps, client CPU and RSS.
+// Run: node --import tsx bench/client.ts [--runs 3] [--conc 1,64,256,512] [--pin] [--boost] [--skip-timing] [--skip-throughput]
+//   --pin    server on cpu0, client on cpu1 (as client-baseline.md did; hurts when other work shares the box)
+//   --boost  this session's autogroup at nice -10 for the bench (as client-baseline.md did), restored at the end
+import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { runBenchmark, type BenchResult } from '../src/client/run';
+import type { Workload, WorkloadRow } from '../src/core/workload/types';
+import type { FakeBehaviour } from '../test/client/fake-server';
+import type { Summary } from '../src/core/workload/stats';
+
+const args = process.argv.slice(2);
+const opt = (name: string, def: string): string => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? (args[i + 1] ?? def) : def;
+};
+const RUNS = Number(opt('runs', '3'));
+const CONCS = opt('conc', '1,64,256,512').split(',').map(Number);
+const PIN = args.includes('--pin');
+const BOOST = args.includes('--boost');
+const SKIP_TIMING = args.includes('--skip-timing');
+const SKIP_TPUT = args.includes('--skip-throughput');
+
+// client-baseline.md, quiet batch (median of 3): the Python clients' errors and rates on this machine class.
+const PY = {
+  ttftMeanErr512: { sglang: 262.6, vllm: 170.4 },
+  itlP99Err512: { sglang: 56.9, vllm: 71.3 },
+  // chunks/s at 0 ms gaps, c=256: per-token server writes, and whole-stream writes (client parse ceiling).
+  sglangChunkRate: { 'per-token': 65_956, sync: 86_188 },
+  // For context, the same table's rows at every concurrency.
+  ttftMeanErr: { sglang: { 1: 1.5, 64: 33.2, 256: 112.7, 512: 262.6 }, vllm: { 1: 1.8, 64: 13.5, 256: 75.2, 512: 170.4 }, undiciDispatch: { 1: 1.1, 64: 8.5, 256: 30.8, 512: 89.5 } } as Record<string, Record<number, number>>,
+  itlP99Err: { sglang: { 1: 0.2, 64: 2.3, 256: 10.9, 512: 56.9 }, vllm: { 1: 0.6, 64: 3.2, 256: 29.1, 512: 71.3 }, undiciDispatch: { 1: 1.1, 64: 1.1, 256: 7.5, 512: 20.9 } } as Record<string, Record<number, number>>,
+};
+
+interface TruthSummary {
+  n: number;
+  ttft: Summary | null;
+  itl: Summary | null;
+  cpuPercent: number;
+  windowMs: number;
+}
+
+/** Busy jiffies of the whole machine, and of the given processes (utime + stime). */
+function cpuTicks(pids: number[]): { all: number; ours: number } {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  const all = fields.reduce((a, b) => a + b, 0) - idle;
+  let ours = 0;
+  for (const pid of pids) {
+    try {
+      const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const rest = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      ours += Number(rest[11]) + Number(rest[12]);
+    } catch {
+      /* gone */
+    }
+  }
+  return { all, ours };
+}
+const HZ = 100;
+
+class ServerProc {
+  private child: ChildProcess;
+  private nextId = 1;
+  private waiting = new Map<number, (v: unknown) => void>();
+  port = 0;
+
+  constructor(pin: boolean) {
+    const script = resolve(__dirname, 'fake-server-process.ts');
+    this.child = fork(script, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child.on('message', (m: { id?: number; ready?: number }) => {
+      if (m.ready !== undefined) {
+        this.port = m.ready;
+        this.waiting.get(0)?.(m);
+        return;
+      }
+      if (m.id !== undefined) {
+        this.waiting.get(m.id)?.(m);
+        this.waiting.delete(m.id);
+      }
+    });
+    if (pin && this.child.pid) {
+      try {
+        execFileSync('taskset', ['-pc', '0', String(this.child.pid)], { stdio: 'ignore' });
+      } catch {
+        /* pinning is best effort */
+      }
+    }
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  ready(): Promise<void> {
+    if (this.port) return Promise.resolve();
+    return new Promise((r) => this.waiting.set(0, () => r()));
+  }
+
+  call<T>(msg: Record<string, unknown>): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((r) => {
+      this.waiting.set(id, r as (v: unknown) => void);
+      this.child.send({ ...msg, id });
+    });
+  }
+}
+
+function syntheticWorkload(n: number, outputLen: number): Workload {
+  // 128 words of prompt, like the baseline; the fake server does not tokenize.
+  const prompt = Array.from({ length: 128 }, (_, i) => `w${i}`).join(' ');
+  const rows: WorkloadRow[] = Array.from({ length: n }, () => ({ prompt, promptLen: 128, outputLen, scenario: 'bench' }));
+  return { name: 'random-ids', rows, notes: [], promptLenCheck: 'target', timed: false };
+}
+
+async function oneRun(srv: ServerProc, behaviour: Partial<FakeBehaviour>, conc: number, n: number, outputLen: number): Promise<{ res: BenchResult; truth: TruthSummary; otherCpu: number }> {
+  await srv.call({ cmd: 'config', behaviour });
+  await srv.call({ cmd: 'reset' });
+  const c0 = cpuTicks([process.pid, srv.pid]);
+  const w0 = performance.now();
+  const res = await runBenchmark(syntheticWorkload(n, outputLen), {
+    backend: 'openai',
+    baseUrl: `http://127.0.0.1:${srv.port}`,
+    model: 'fake-model',
+    maxConcurrency: conc,
+    warmupRequests: 1,
+    readyCheckTimeoutS: 10,
+  });
+  const c1 = cpuTicks([process.pid, srv.pid]);
+  const wall = (performance.now() - w0) / 1000;
+  const otherCpu = (((c1.all - c0.all) - (c1.ours - c0.ours)) / HZ / wall) * 100;
+  const truth = await srv.call<TruthSummary>({ cmd: 'truth', tokens: outputLen });
+  return { res, truth, otherCpu };
+}
+
+const med = (v: number[]): number => {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? NaN : s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '-');
+const sgn = (x: number, d = 1): string => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(d)}` : '-');
+
+type Row = Record<string, number>;
+
+function timingRow(res: BenchResult, truth: TruthSummary, otherCpu: number): Row {
+  const m = res.metrics;
+  const chunks = res.records.reduce((a, x) => a + x.chunks, 0);
+  return {
+    ttftC: m.ttft.mean ?? NaN,
+    ttftT: truth.ttft?.mean ?? NaN,
+    ttftP99C: m.ttft.p99 ?? NaN,
+    ttftP99T: truth.ttft?.p99 ?? NaN,
+    itlC: m.itl.mean ?? NaN,
+    itlT: truth.itl?.mean ?? NaN,
+    itlP99C: m.itl.p99 ?? NaN,
+    itlP99T: truth.itl?.p99 ?? NaN,
+    tps: m.outputThroughput,
+    chunkRate: chunks / m.durationS,
+    cpu: res.client.cpuPercent,
+    usPerChunk: ((res.client.cpuPercent / 100) * m.durationS * 1e6) / Math.max(1, chunks),
+    rss: res.client.maxRssMb,
+    loop: res.client.eventLoopDelayP99Ms,
+    scpu: truth.cpuPercent,
+    other: otherCpu,
+    failed: m.failed,
+    rps: m.requestThroughput,
+  };
+}
+
+async function main(): Promise<void> {
+  let restoreNice: string | undefined;
+  if (BOOST) {
+    try {
+      restoreNice = /nice (-?\d+)/.exec(readFileSync('/proc/self/autogroup', 'utf8'))?.[1];
+      writeFileSync('/proc/self/autogroup', '-10');
+    } catch {
+      console.log('# --boost: could not renice this autogroup');
+    }
+  }
+  const restore = (): void => {
+    if (restoreNice !== undefined) {
+      try {
+        writeFileSync('/proc/self/autogroup', restoreNice);
+      } catch {
+        /* best effort */
+      }
+    }
+  };
+  process.once('SIGINT', () => {
+    restore();
+    process.exit(130);
+  });
+  if (PIN) {
+    try {
+      execFileSync('taskset', ['-pc', '1', String(process.pid)], { stdio: 'ignore' });
+    } catch {
+      /* best effort */
+    }
+  }
+  const srv = new ServerProc(PIN);
+  await srv.ready();
+  console.log(`# bench/client: the fake server runs in its own process (127.0.0.1:${srv.port}); ${RUNS} run(s) per row, interleaved; cells are medians [min..max]`);
+  console.log(`# node ${process.version}, ${cpus().length} cpus, load avg at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}; pinned: ${PIN ? 'server cpu0, client cpu1' : 'no'}; autogroup nice -10: ${BOOST && restoreNice !== undefined ? 'yes' : 'no'}`);
+  console.log('# "other CPU %": what processes other than this client and its server used meanwhile (100 = one core)');
+  const met: { name: string; value: number; target: number; better: 'lower' | 'higher' }[] = [];
+  const med2 = (rows: Row[], k: string): number => med(rows.map((x) => x[k] as number));
+  const span = (v: number[], d = 1): string => `${sgn(med(v), d)} [${sgn(Math.min(...v), d)}..${sgn(Math.max(...v), d)}]`;
+
+  if (!SKIP_TIMING) {
+    const results = new Map<number, Row[]>();
+    for (let r = 0; r < RUNS; r++) {
+      for (const c of CONCS) {
+        const n = c === 1 ? 20 : 5 * c;
+        const { res, truth, otherCpu } = await oneRun(srv, { ttftMs: 50, itlMs: 10, writeMode: 'event', usage: 'auto' }, c, n, 100);
+        const list = results.get(c) ?? [];
+        list.push(timingRow(res, truth, otherCpu));
+        results.set(c, list);
+      }
+    }
+    console.log('\n## Timing accuracy: server TTFT 50 ms (from body receipt), ITL 10 ms, 100 tokens, rate inf, max-concurrency C (5 waves; 20 requests at C=1)');
+    console.log('| conc | n | TTFT mean client | truth | err ms | TTFT p99 client | truth | err ms | ITL mean client / truth | ITL p99 client | truth | err ms | tok/s (ideal) | client CPU % | client µs/chunk | RSS MB | loop p99 ms | server CPU % | other CPU % | failed |');
+    console.log('|---:|---:|---:|---:|---|---:|---:|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const c of CONCS) {
+      const rows = results.get(c) ?? [];
+      const n = c === 1 ? 20 : 5 * c;
+      const errs = (a: string, b: string): number[] => rows.map((x) => (x[a] as number) - (x[b] as number));
+      const ttftErr = errs('ttftC', 'ttftT');
+      const itlP99Err = errs('itlP99C', 'itlP99T');
+      console.log(
+        `| ${c} | ${n} | ${f(med2(rows, 'ttftC'))} | ${f(med2(rows, 'ttftT'))} | ${span(ttftErr)} | ${f(med2(rows, 'ttftP99C'))} | ${f(med2(rows, 'ttftP99T'))} | ${span(errs('ttftP99C', 'ttftP99T'))} | ${f(med2(rows, 'itlC'), 2)} / ${f(med2(rows, 'itlT'), 2)} | ${f(med2(rows, 'itlP99C'))} | ${f(med2(rows, 'itlP99T'))} | ${span(itlP99Err)} | ${f(med2(rows, 'tps'), 0)} (${c * 100}) | ${f(med2(rows, 'cpu'), 0)} | ${f(med2(rows, 'usPerChunk'), 1)} | ${f(med2(rows, 'rss'), 0)} | ${f(med2(rows, 'loop'))} | ${f(med2(rows, 'scpu'), 0)} | ${f(med2(rows, 'other'), 0)} | ${med2(rows, 'failed')} |`,
+      );
+      if (c === 512) {
+        met.push({ name: 'TTFT mean error at 512 streams (ms)', value: med(ttftErr), target: Math.min(PY.ttftMeanErr512.sglang, PY.ttftMeanErr512.vllm) / 2, better: 'lower' });
+        met.push({ name: 'ITL p99 error at 512 streams (ms)', value: med(itlP99Err), target: Math.min(PY.itlP99Err512.sglang, PY.itlP99Err512.vllm) / 2, better: 'lower' });
+      }
+    }
+    console.log('\nThe same table in client-baseline.md (2-core box, quiet, pinned, nice -10), error ms at C = ' + CONCS.join(' / ') + ':');
+    for (const who of ['sglang', 'vllm', 'undiciDispatch'] as const) {
+      console.log(`- ${who === 'undiciDispatch' ? 'plain undici dispatch (Node, throwaway)' : who === 'vllm' ? 'vLLM' : 'SGLang'}: TTFT mean ${CONCS.map((c) => sgn(PY.ttftMeanErr[who]?.[c] ?? NaN)).join(' / ')}; ITL p99 ${CONCS.map((c) => sgn(PY.itlP99Err[who]?.[c] ?? NaN)).join(' / ')}`);
+    }
+  }
+
+  if (!SKIP_TPUT) {
+    const modes = ['per-token', 'sync'] as const;
+    const results = new Map<string, Row[]>();
+    for (let r = 0; r < RUNS; r++) {
+      for (const mode of modes) {
+        const { res, truth, otherCpu } = await oneRun(srv, { ttftMs: 0, itlMs: 0, writeMode: mode === 'sync' ? 'sync' : 'event', burst: 1, usage: 'auto' }, 256, 2560, 256);
+        const list = results.get(mode) ?? [];
+        list.push(timingRow(res, truth, otherCpu));
+        results.set(mode, list);
+      }
+    }
+    console.log('\n## Chunk rate at 0 ms gaps: TTFT 0, ITL 0, 256 tokens, rate inf, C=256, 2560 requests (10 waves)');
+    console.log('| server writes | chunks/s client | req/s | client CPU % | client µs/chunk | RSS MB | server CPU % | other CPU % | SGLang client (baseline) | ratio | failed |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const mode of modes) {
+      const rows = results.get(mode) ?? [];
+      const rates = rows.map((x) => x.chunkRate as number);
+      const peer = PY.sglangChunkRate[mode];
+      console.log(
+        `| ${mode} | ${f(med(rates), 0)} [${f(Math.min(...rates), 0)}..${f(Math.max(...rates), 0)}] | ${f(med2(rows, 'rps'), 0)} | ${f(med2(rows, 'cpu'), 0)} | ${f(med2(rows, 'usPerChunk'), 1)} | ${f(med2(rows, 'rss'), 0)} | ${f(med2(rows, 'scpu'), 0)} | ${f(med2(rows, 'other'), 0)} | ${peer} | ${(med(rates) / peer).toFixed(2)}x | ${med2(rows, 'failed')} |`,
+      );
+      met.push({ name: `chunk rate at 0 ms gaps, ${mode} server writes (chunks/s)`, value: med(rates), target: peer * 1.5, better: 'higher' });
+    }
+  }
+
+  console.log('\n## Targets (issue 5; Python numbers from client-baseline.md, same workloads, same machine class)');
+  for (const m of met) {
+    const ok = m.better === 'lower' ? m.value <= m.target : m.value >= m.target;
+    console.log(`- ${m.name}: ${f(m.value, m.better === 'higher' ? 0 : 1)} (target ${m.better === 'lower' ? '<=' : '>='} ${f(m.target, m.better === 'higher' ? 0 : 1)}) ${ok ? 'MET' : 'NOT MET'}`);
+  }
+  await srv.call({ cmd: 'stop' });
+  restore();
+}
+
+void main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,9 @@
+// Public surface of the load client, for the CLI and the runner.
+export { runBenchmark, type BenchEvent, type BenchHooks, type BenchOptions, type BenchPhase, type BenchProgress, type BenchResult, type ClientStats } from './run';
+export { BACKENDS, apiFor, buildBody, isBackend, type ApiKind, type Backend } from './backends';
+export { computeMetrics, isGood, tpotOf, type BenchMetrics, type GoodputSlo, type LatencyStats } from './metrics';
+export type { ErrorKind, OutputTokensSource, RequestRecord } from './record';
+export { arrivalSchedule, type ArrivalOptions } from './arrivals';
+export { formatSummary } from './summary';
+export { appendResult, resultJson, retokenized, toRowMetrics, toRowWorkload, type RunDescription } from './output';
+export { ProgressBar } from './progress-bar';

@@ -1,0 +1,268 @@
+// The library entry point: runs one benchmark (readiness, warmup, cache flush, timed arrivals under a concurrency cap) and returns records and metrics.
+import { Pool } from 'undici';
+import { lengthsByScenario, subSeed, type ScenarioLengths } from '../core/workload/build';
+import type { TokenizerLike } from '../core/workload/tokenizer';
+import type { Workload, WorkloadRow } from '../core/workload/types';
+import { arrivalSchedule } from './arrivals';
+import { apiFor, type Backend, type BodyOptions } from './backends';
+import { flushCache, preconnect, serverInfo, waitReady } from './control';
+import { measure, type RunContext } from './measure';
+import { computeMetrics, type BenchMetrics, type GoodputSlo } from './metrics';
+import type { RequestRecord } from './record';
+
+export interface BenchOptions {
+  backend: Backend;
+  /** http://host:port[/prefix] */
+  baseUrl: string;
+  /** Model id; asked from GET /v1/models when absent. */
+  model?: string;
+  /** The model name sent in request bodies (default: model). */
+  servedModelName?: string;
+  /** Sent with every request (Authorization, --header K=V). */
+  headers?: Record<string, string>;
+  stream?: boolean;
+  ignoreEos?: boolean;
+  temperature?: number;
+  topP?: number;
+  extraRequestBody?: Record<string, unknown>;
+  /** Ask for the usage chunk (default true). */
+  includeUsage?: boolean;
+  /** Ask for usage on every chunk so multi-token chunks give per-token ITL (vLLM's continuous_usage_stats). */
+  continuousUsageStats?: boolean;
+  tokenizePrompt?: boolean;
+  chatMaxTokensField?: 'max_completion_tokens' | 'max_tokens';
+  /** Requests per second; Infinity (default) sends all at once. */
+  requestRate?: number;
+  burstiness?: number;
+  maxConcurrency?: number;
+  /** Default 1. Each repeats the first row with at most 32 output tokens; excluded from metrics. */
+  warmupRequests?: number;
+  seed?: number;
+  flushCache?: boolean;
+  /** Per request, from send to last byte (default 6 h, as SGLang). */
+  requestTimeoutS?: number;
+  /** Wait this long for GET /v1/models (default 60; 0: one try). */
+  readyCheckTimeoutS?: number;
+  goodput?: GoodputSlo;
+  /** Counts output tokens when the server reports none (after the run, never while measuring). */
+  tokenizer?: TokenizerLike;
+  /** Keep generated texts in the records (output details, multi-turn needs them anyway). */
+  keepTexts?: boolean;
+  /** Interval of 'progress' events (default 500 ms). */
+  progressIntervalMs?: number;
+  /** Open the connections the run will need before it starts (default true): up to the concurrency cap, or every request (at most 1024) at rate inf. */
+  preconnect?: boolean;
+}
+
+export type BenchPhase = 'ready-check' | 'warmup' | 'flush-cache' | 'measure' | 'finish';
+
+export interface BenchProgress {
+  type: 'progress';
+  elapsedS: number;
+  total: number;
+  started: number;
+  completed: number;
+  failed: number;
+  inFlight: number;
+  outputTokens: number;
+  /** Over the last interval. */
+  requestsPerS: number;
+  outputTokensPerS: number;
+  /** Medians over requests finished in the last interval (null when none). */
+  ttftMsP50: number | null;
+  tpotMsP50: number | null;
+}
+
+export type BenchEvent =
+  | { type: 'phase'; phase: BenchPhase; detail?: string }
+  | BenchProgress
+  /** After each measured request; runs on the measuring loop, so handlers must be cheap. */
+  | { type: 'request'; record: RequestRecord };
+
+export interface BenchHooks {
+  onEvent?: (e: BenchEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface ClientStats {
+  /** Client process CPU over the measured window, % of one core. */
+  cpuPercent: number;
+  maxRssMb: number;
+  eventLoopDelayMeanMs: number;
+  eventLoopDelayP99Ms: number;
+  eventLoopDelayMaxMs: number;
+}
+
+export interface BenchResult {
+  backend: Backend;
+  baseUrl: string;
+  endpoint: string;
+  model: string;
+  startedAt: Date;
+  /** performance.now() of this process at the measured run's t = 0 (records' times are relative to it). */
+  startPerfMs: number;
+  records: RequestRecord[];
+  warmup: RequestRecord[];
+  metrics: BenchMetrics;
+  requestRate: number;
+  burstiness: number;
+  maxConcurrency: number | null;
+  flushCache: string;
+  serverInfo: unknown;
+  client: ClientStats;
+  aborted: boolean;
+  workloadName: string;
+  notes: string[];
+  /** Dataset lengths per scenario (requested), and measured (prompt as counted, output as generated). */
+  lengths: { requested: ScenarioLengths[]; measured: ScenarioLengths[] };
+}
+
+const WARMUP_OUTPUT_CAP = 32;
+
+
+function originAndPath(baseUrl: string): { origin: string; basePath: string } {
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    throw new Error(`--base-url ${baseUrl}: not a URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--base-url ${baseUrl}: only http and https`);
+  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
+}
+
+/**
+ * Runs the workload against the server. Never throws for request failures (they are records with
+ * reasons); throws for setup failures: server not ready, no model, every warmup request failed, cache flush failed.
+ */
+export async function runBenchmark(workload: Workload, options: BenchOptions, hooks: BenchHooks = {}): Promise<BenchResult> {
+  const emit = hooks.onEvent ?? ((): void => undefined);
+  const api = apiFor(options.backend);
+  const { origin, basePath } = originAndPath(options.baseUrl);
+  const maxConcurrency = options.maxConcurrency !== undefined && options.maxConcurrency > 0 ? options.maxConcurrency : null;
+  const requestRate = options.requestRate ?? Infinity;
+  const burstiness = options.burstiness ?? 1;
+  const seed = options.seed ?? 42;
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
+  const notes: string[] = [];
+  const pool = new Pool(origin, {
+    connections: maxConcurrency ?? null,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    keepAliveMaxTimeout: 600_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: { timeout: 30_000 },
+  });
+  try {
+    emit({ type: 'phase', phase: 'ready-check' });
+    let model = options.model;
+    const readyTimeout = options.readyCheckTimeoutS ?? 60;
+    if (readyTimeout > 0 || !model) {
+      const listed = await waitReady(pool, basePath, headers, readyTimeout, hooks.signal);
+      model ??= listed;
+    }
+    if (!model) {
+      if (api.kind !== 'native') throw new Error(`cannot tell the model: GET ${basePath}/v1/models listed none; pass --model`);
+      model = '';
+    }
+    const bodyOpts: BodyOptions = {
+      model: options.servedModelName ?? model,
+      stream: options.stream ?? true,
+      ignoreEos: options.ignoreEos ?? true,
+      temperature: options.temperature ?? 0,
+      includeUsage: options.includeUsage ?? true,
+      continuousUsage: options.continuousUsageStats ?? false,
+      tokenizePrompt: options.tokenizePrompt ?? false,
+      chatMaxTokensField: options.chatMaxTokensField ?? 'max_completion_tokens',
+      extraBody: options.extraRequestBody ?? {},
+    };
+    if (options.topP !== undefined) bodyOpts.topP = options.topP;
+    const ctx: RunContext = { pool, api, basePath, headers, bodyOpts, options, emit, signal: hooks.signal };
+
+    const first = workload.rows[0];
+    const warmupN = options.warmupRequests ?? 1;
+    let warmup: RequestRecord[] = [];
+    if (warmupN > 0 && first) {
+      emit({ type: 'phase', phase: 'warmup', detail: `${warmupN} request(s)` });
+      const row: WorkloadRow = { ...first, outputLen: Math.min(first.outputLen, WARMUP_OUTPUT_CAP), turns: undefined };
+      const rows = Array.from({ length: warmupN }, () => row);
+      warmup = (await measure(ctx, rows, new Float64Array(warmupN), maxConcurrency, true)).records;
+      if (hooks.signal?.aborted) throw new Error('the run was cancelled during warmup');
+      if (warmup.every((r) => !r.success)) {
+        throw new Error(`every warmup request failed; first error: ${warmup[0]?.error ?? 'unknown'}`);
+      }
+    }
+    let flush = 'not requested';
+    if (options.flushCache) {
+      emit({ type: 'phase', phase: 'flush-cache' });
+      flush = await flushCache(pool, basePath, api.flushPath, headers);
+      if (flush !== 'ok') notes.push(`--flush-cache: ${flush}; the run started with whatever the server had cached`);
+    }
+
+    const arrivals = arrivalSchedule(
+      workload.rows.length,
+      { requestRate, burstiness, seed: subSeed(seed, 'arrivals') },
+      workload.timed ? workload.rows.map((r) => r.arrivalMs) : undefined,
+    );
+    if (workload.timed && Number.isFinite(requestRate)) notes.push('the dataset carries its own arrival times; --request-rate is ignored');
+    const warm = Math.min(workload.rows.length, maxConcurrency ?? (Number.isFinite(requestRate) || workload.timed ? 0 : 1024));
+    if ((options.preconnect ?? true) && warm > 1) await preconnect(pool, basePath, headers, warm);
+    emit({ type: 'phase', phase: 'measure' });
+    const startedAt = new Date();
+    const m = await measure(ctx, workload.rows, arrivals, maxConcurrency, false);
+    emit({ type: 'phase', phase: 'finish' });
+
+    const info = api.flushPath === '/flush_cache' ? await serverInfo(pool, basePath, headers) : null;
+    countMissingTokens(m.records, options.tokenizer);
+    countMissingTokens(warmup, options.tokenizer);
+    if (!options.keepTexts) for (const r of m.records) r.generatedText = '';
+    const metrics = computeMetrics(m.records, m.durationMs, options.goodput);
+    const okRecords = m.records.filter((r) => r.success);
+    // Chunks that carried several tokens without a running count: ITL can only be per chunk there.
+    const multi = okRecords.filter((r) => r.outputTokensSource === 'usage' && r.chunks > 1 && r.streamTokens < r.outputTokens).length;
+    if (multi > 0) notes.push(`${multi} request(s) streamed fewer chunks than tokens without per-chunk counts; their ITL is per chunk (vLLM: --continuous-usage-stats)`);
+    return {
+      backend: options.backend,
+      baseUrl: options.baseUrl,
+      endpoint: api.path,
+      model,
+      startedAt,
+      startPerfMs: m.t0,
+      records: m.records,
+      warmup,
+      metrics,
+      requestRate,
+      burstiness,
+      maxConcurrency,
+      flushCache: flush,
+      serverInfo: info,
+      client: m.client,
+      aborted: m.aborted,
+      workloadName: workload.name,
+      notes: [...workload.notes, ...notes],
+      lengths: {
+        requested: lengthsByScenario(workload.rows),
+        measured: lengthsByScenario(okRecords.map((r) => ({ scenario: r.scenario, promptLen: r.promptTokensServer ?? r.promptLen, outputLen: r.outputTokens }))),
+      },
+    };
+  } finally {
+    await pool.destroy().catch(() => undefined);
+  }
+}
+
+/** After the run: count output tokens with the tokenizer where the server reported none. */
+function countMissingTokens(records: RequestRecord[], tokenizer: TokenizerLike | undefined): void {
+  for (const r of records) {
+    if (!r.success || r.outputTokensSource === 'usage') continue;
+    if (tokenizer && r.generatedText) {
+      r.outputTokens = tokenizer.encode(r.generatedText, false).length;
+      r.outputTokensSource = 'tokenizer';
+    } else if (r.outputTokensSource === 'tokenizer') {
+      // A non-streamed answer without usage and nothing to count with: SGLang's fallback.
+      r.outputTokens = r.outputLenRequested;
+      r.outputTokensSource = 'requested';
+    }
+  }
+}
+
