@@ -37,7 +37,7 @@ function report(label: string, ours: number[], peer: number[]): void {
 }
 
 const root = resolve(__dirname, '..');
-const { files } = collectConfigFiles([join(root, 'configs')]);
+const { files } = collectConfigFiles([join(root, 'configs', 'cookbook-llm')]);
 const texts = files.map((f) => readFileSync(f, 'utf8'));
 const big = largeConfig(5000);
 

@@ -21,8 +21,8 @@ describe('autobench validate', () => {
     dir = mkdtempSync(join(tmpdir(), 'autobench-validate-'));
   });
 
-  test('the shipped configs pass: exit 0 and nothing on stdout', () => {
-    const r = run(['validate', 'configs/']);
+  test('the shipped model set passes: exit 0 and nothing on stdout', () => {
+    const r = run(['validate', 'configs/cookbook-llm/']);
     assert.equal(r.code, 0, r.out + r.err);
     assert.equal(r.out, '');
   });
