@@ -21,6 +21,8 @@ await Promise.all([
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
+    // ssh2's optional native helpers: required inside try/catch, so the pure-JS fallback runs when absent.
+    external: ['cpu-features', '*.node'],
   }),
   // The simulated framework CLIs (bin/sim/*) run this small bundle rather than the whole CLI.
   build({ ...common, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js' }),

@@ -1,6 +1,11 @@
 // The `autobench` command: dispatches subcommands and turns every failure into a message and an exit code.
 import { UsageError } from './errors';
 import { runValidate } from './validate';
+import { runBench } from './bench';
+import { runCompare } from './compare';
+import { runReport } from './report';
+import { runSim } from './sim';
+import { runRun } from './run';
 import { version } from '../../package.json';
 
 const HELP = `usage: autobench <command> [options]
@@ -10,10 +15,15 @@ and TokenSpeed under a latency SLA.
 
 commands:
   validate PATH...   check cookbook configs and print candidate commands
+  bench              drive a server with a streaming workload (SGLang bench_serving's flags)
+  compare            rank result rows into the playbook's Markdown/CSV summary
+  report ROWS.jsonl  full report (Markdown, CSV, HTML panel) with reasons and handoff
+  sim serve          start the built-in SIMULATED engine as a framework (no GPU needed)
+  run PLAN           run the candidates on a target (sim, local, ssh:HOST) and write the report
 
 Run 'autobench <command> --help' for a command's options.`;
 
-export function main(argv: string[]): number {
+export async function main(argv: string[]): Promise<number> {
   const io = { out: process.stdout, err: process.stderr };
   const [cmd, ...rest] = argv;
   try {
@@ -30,6 +40,16 @@ export function main(argv: string[]): number {
         return 0;
       case 'validate':
         return runValidate(rest, io);
+      case 'bench':
+        return await runBench(rest, io);
+      case 'compare':
+        return runCompare(rest, io);
+      case 'report':
+        return runReport(rest, io);
+      case 'sim':
+        return await runSim(rest, io);
+      case 'run':
+        return await runRun(rest, io);
       default:
         throw new UsageError(`unknown command '${cmd}'\n\n${HELP}`);
     }
@@ -46,7 +66,6 @@ export function main(argv: string[]): number {
 }
 
 if (require.main === module) {
-  const code = main(process.argv.slice(2));
-  // Let stdout drain before exiting (large --json output on a pipe).
-  process.stdout.write('', () => process.exit(code));
+  // Let stdout drain before exiting (large --json output on a pipe); async commands settle first.
+  void main(process.argv.slice(2)).then((code) => process.stdout.write('', () => process.exit(code)));
 }

@@ -23,6 +23,8 @@ export interface SimOptions {
   maxLagMs: number;
   /** Stream chunks carry `autobench_sim_time`, the modelled time of their step (for benchmarking the simulator). */
   debugTiming: boolean;
+  /** Listen on this port whatever the framework flags say (a runner launching a byte-identical command avoids clashes). */
+  port?: number;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
@@ -48,7 +50,8 @@ export const SIM_OPTIONS_HELP = `simulator options (not part of any framework's 
   --sim-log-interval S      engine stats log line every S seconds (0 = off; default 10)
   --sim-eos-median N        median answer length without ignore_eos (default 256)
   --sim-debug-timing        responses carry the modelled times (autobench_sim_time / _timing)
-  --sim-max-lag MS          catch up with the modelled schedule after stalls up to MS (default 50)`;
+  --sim-max-lag MS          catch up with the modelled schedule after stalls up to MS (default 50)
+  --sim-port N              listen on port N instead of the one the flags give (0: any free port)`;
 
 export class SimOptionError extends Error {}
 
@@ -65,6 +68,7 @@ const OPTIONS: Record<string, { kind: 'number' | 'string' | 'flag'; set: Setter;
   '--sim-log-interval': { kind: 'number', min: 0, set: (o, v) => (o.logIntervalMs = (v as number) * 1000) },
   '--sim-eos-median': { kind: 'number', min: 1, set: (o, v) => (o.eosMedian = v as number) },
   '--sim-max-lag': { kind: 'number', min: 0, set: (o, v) => (o.maxLagMs = v as number) },
+  '--sim-port': { kind: 'number', min: 0, set: (o, v) => (o.port = Math.floor(v as number)) },
 };
 
 /**

@@ -119,6 +119,7 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
   }
   if (o.host !== undefined) values.set('host', o.host);
   if (o.port !== undefined) values.set('port', o.port);
+  else if (simOpts.port !== undefined) values.set('port', simOpts.port);
   const resolved = resolveSim(fw, values as Map<string, never>, simOpts);
   if (!resolved.ok) throw new SimStartError(resolved.lines, resolved.exitCode);
   const config = resolved.config;

@@ -1,0 +1,95 @@
+// What a run directory already holds, by trial key: a resumed run asks here before it measures, and replays rate searches from the recorded verdicts.
+import { readFileSync } from 'node:fs';
+import type { Scenario } from '../core/config/playbook-rules';
+import type { FrameworkKey } from '../core/frameworks/types';
+import type { ResultRow, RowStatus } from '../core/results/rows';
+import { groupAlive, terminateGroup } from '../exec/process-group';
+import { candidateKey, trialKey } from './artifacts';
+import type { LiveRecord } from './manifest';
+import type { PlannedCandidate, RunPlan } from './plan';
+import { newSearch, nextRate, recordRound } from './rate-search';
+import type { RowTrial } from './rows';
+
+export class Ledger {
+  private readonly done = new Map<string, ResultRow>();
+
+  /** `scrub`: how rows were redacted when written, so a command compares equal to its recorded form. */
+  constructor(
+    private readonly plan: RunPlan,
+    private readonly scrub: (s: string) => string,
+  ) {}
+
+  get size(): number {
+    return this.done.size;
+  }
+
+  add(row: ResultRow): void {
+    const key = (row.trial as RowTrial | undefined)?.key;
+    if (key) this.done.set(key, row);
+  }
+
+  /** A finished row for this key whose command is still the candidate's (a changed plan measures again). */
+  finished(key: string, cand: PlannedCandidate | undefined): ResultRow | undefined {
+    const r = this.done.get(key);
+    if (!r) return undefined;
+    if (cand && r.server_command !== this.scrub(cand.command)) return undefined;
+    return r;
+  }
+
+  /** How a candidate went in an earlier run: 'ok', a launch failure, 'skip', or undefined when it still has work. */
+  outcome(fw: FrameworkKey, cand: PlannedCandidate): RowStatus | 'ok' | 'skip' | undefined {
+    if (!this.candidateDone(fw, cand)) return undefined;
+    for (const sc of this.plan.scenarios) {
+      const r = this.finished(candidateKey(fw, cand.id, sc.name), cand);
+      const phase = (r?.trial as RowTrial | undefined)?.phase;
+      if (r && phase === 'launch') return r.status;
+      if (r && phase === 'skip') return 'skip';
+    }
+    return 'ok';
+  }
+
+  /** True when every trial of the candidate (or a row speaking for it) is already recorded. */
+  candidateDone(fw: FrameworkKey, cand: PlannedCandidate): boolean {
+    return this.plan.scenarios.every((sc) => this.scenarioDone(fw, cand, sc));
+  }
+
+  scenarioDone(fw: FrameworkKey, cand: PlannedCandidate, sc: Scenario): boolean {
+    if (this.finished(candidateKey(fw, cand.id, sc.name), cand)) return true;
+    const b = this.plan.bench;
+    for (const p of b.fixed) if (!this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'fixed', rate: p.rate, concurrency: p.concurrency, round: 0 }), cand)) return false;
+    if (!b.search) return true;
+    for (const c of b.search.concurrencies) {
+      const state = newSearch();
+      for (let rate = nextRate(b.search, state); rate !== undefined; rate = nextRate(b.search, state)) {
+        const r = this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'search', rate, concurrency: c, round: state.rounds.length + 1 }), cand);
+        if (!r) return false;
+        recordRound(state, rate, r.status === 'ok' && r.sla?.passed === true);
+      }
+    }
+    return true;
+  }
+}
+
+/**
+ * Servers a killed runner of this directory left behind: on this machine (sim, local) each process
+ * group still alive whose program is the recorded one is stopped, so it holds no port or GPU the
+ * resumed run needs. Returns what it did and what it could not check, as log lines.
+ */
+export async function reapLeftovers(list: readonly LiveRecord[], target: string, graceMs: number): Promise<string[]> {
+  const said: string[] = [];
+  for (const l of list) {
+    if (l.target !== target || target.startsWith('ssh:') || !groupAlive(l.pgid)) continue;
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${l.pgid}/cmdline`, 'utf8').split('\0').join(' ');
+    } catch {
+      said.push(`a server of the interrupted run (process group ${l.pgid}, ${l.framework} ${l.candidate}) may still be running; it could not be checked`);
+      continue;
+    }
+    // A recycled pid running something else is left alone.
+    if (!cmdline.includes(l.program) && !cmdline.includes('sim.js')) continue;
+    said.push(`stopping a server the interrupted run left behind: process group ${l.pgid} (${l.framework} ${l.candidate})`);
+    await terminateGroup(l.pgid, graceMs);
+  }
+  return said;
+}

@@ -1,0 +1,196 @@
+// Result rows the runner writes: measured trials (metrics in modelled time on the simulator) and rows that explain a candidate that did not run.
+import type { LatencyStats } from '../client';
+import type { BenchMetrics } from '../client';
+import type { FrameworkKey } from '../core/frameworks/types';
+import { frameworkSpec } from '../core/frameworks';
+import { parsePyJson, type PyObject } from '../core/results/py-json';
+import type { ResultRow, RowStatus } from '../core/results/rows';
+import { evaluateSla, type SlaLimits, type SlaVerdict } from '../core/results/sla';
+import type { PlannedCandidate, RunPlan } from './plan';
+import type { Scenario } from '../core/config/playbook-rules';
+
+/** What every row of a run shares. */
+export interface RowContext {
+  runId: string;
+  plan: RunPlan;
+  simulated: boolean;
+  sim: { speed: number; seed: number; gpu: string | undefined } | undefined;
+  host: string;
+  clientVersion: string;
+  versions: Partial<Record<FrameworkKey, string>>;
+  visibleDevices: string | null;
+}
+
+export interface TrialInfo {
+  key: string;
+  mode: 'fixed' | 'search' | 'candidate';
+  rate: number | 'inf' | null;
+  concurrency: number | null;
+  round: number;
+  /** For candidate rows: launch (failed to come up), skip (policy), crash (died during an earlier trial). */
+  phase?: 'launch' | 'skip' | 'crash';
+}
+
+/** How a simulated row names its GPU: the modelled profile, never a real device. */
+export function simGpuLabel(profile: string | undefined): string {
+  return `${profile ?? 'auto'} (simulated)`;
+}
+
+/** A row's `trial`: the schema's rate/concurrency/round plus ours (mode, key, phase; the schema allows more), by which resume finds finished trials. */
+export type RowTrial = NonNullable<ResultRow['trial']> & { mode: TrialInfo['mode']; key: string; phase?: TrialInfo['phase'] };
+
+function rowTrial(t: TrialInfo): RowTrial {
+  return { rate: t.rate, concurrency: t.concurrency, round: t.round, mode: t.mode, key: t.key, ...(t.phase ? { phase: t.phase } : {}) };
+}
+
+function gpuCount(ctx: RowContext, cand: PlannedCandidate | undefined): number | null {
+  if (ctx.plan.hardware.gpuCount !== undefined) return ctx.plan.hardware.gpuCount;
+  if (!cand) return null;
+  // No hardware.gpu_count: what the candidate's parallel sizes ask for.
+  const keys = frameworkSpec(cand.framework).parallelKeys;
+  const size = (names: string[]) => {
+    for (const n of names) {
+      const v = cand.flags[n];
+      if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
+    }
+    return 1;
+  };
+  return size(keys.tp) * size(keys.pp);
+}
+
+function baseRow(ctx: RowContext, fw: FrameworkKey, cand: PlannedCandidate | undefined, scenario: Scenario, trial: TrialInfo, status: RowStatus): ResultRow {
+  const row: ResultRow = {
+    run_id: ctx.runId,
+    framework: fw,
+    framework_version: ctx.versions[fw] ?? null,
+    ...(cand ? { candidate_id: cand.id, candidate_name: cand.name } : {}),
+    model: ctx.plan.model,
+    status,
+    failure_reason: null,
+    scenario: scenario.name,
+    hardware: {
+      gpu_model: ctx.sim ? simGpuLabel(ctx.sim.gpu) : (ctx.plan.hardware.gpuModel ?? null),
+      gpu_count: gpuCount(ctx, cand),
+      visible_devices: ctx.visibleDevices,
+      host: ctx.host,
+    },
+    workload: {
+      scenario: scenario.name,
+      kind: ctx.plan.bench.datasetKind,
+      dataset_name: ctx.plan.bench.datasetKind,
+      num_prompts: ctx.plan.bench.numPrompts,
+      input_len: scenario.inputLen,
+      output_len: scenario.outputLen,
+      request_rate: trial.rate,
+      max_concurrency: trial.concurrency,
+      endpoint: ctx.plan.bench.endpoint,
+    },
+    ...(cand ? { server_command: cand.command, server_flags: cand.flags } : {}),
+    simulated: ctx.simulated,
+    smoke: false,
+    trial: rowTrial(trial),
+    client: { name: 'autobench', version: ctx.clientVersion },
+  };
+  if (ctx.sim) (row as unknown as Record<string, unknown>).sim = { speed: ctx.sim.speed, seed: ctx.sim.seed, time: 'modelled: wall-clock latencies x speed, throughputs / speed' };
+  return row;
+}
+
+/** A row for a candidate that did not produce a measurement (launch failure, skip, early stop, crash). */
+export function candidateRow(ctx: RowContext, fw: FrameworkKey, cand: PlannedCandidate | undefined, scenario: Scenario, key: string, status: RowStatus, reason: string, phase: TrialInfo['phase'], serverLog?: string): ResultRow {
+  const row = baseRow(ctx, fw, cand, scenario, { key, mode: 'candidate', rate: null, concurrency: null, round: 0, phase }, status);
+  row.failure_reason = reason;
+  row.sla = { ...slaBlock(ctx.plan.sla), passed: false, reasons: [`status ${status}: not measured`] };
+  if (serverLog) row.artifacts = { server_log: serverLog };
+  return row;
+}
+
+function slaBlock(sla: SlaLimits): NonNullable<ResultRow['sla']> {
+  const out: NonNullable<ResultRow['sla']> = {};
+  for (const k of ['max_p50_ttft_ms', 'max_p50_tpot_ms', 'max_p50_e2e_ms', 'min_success_rate'] as const) if (sla[k] !== undefined) out[k] = sla[k];
+  return out;
+}
+
+/** Times scale up and rates down by the simulator's speed, so sim rows read in the modelled GPU's time. */
+function scaler(speed: number): { t: (x: number | null) => number | null; r: (x: number | null) => number | null } {
+  return { t: (x) => (x === null ? null : x * speed), r: (x) => (x === null ? null : x / speed) };
+}
+
+function stats(out: Record<string, number | null>, name: string, s: LatencyStats, t: (x: number | null) => number | null): void {
+  out[`mean_${name}_ms`] = t(s.mean);
+  out[`median_${name}_ms`] = t(s.median);
+  out[`p50_${name}_ms`] = t(s.median);
+  out[`p90_${name}_ms`] = t(s.p90);
+  out[`p95_${name}_ms`] = t(s.p95);
+  out[`p99_${name}_ms`] = t(s.p99);
+  out[`std_${name}_ms`] = t(s.std);
+}
+
+/** The row's metrics block from the client's metrics (scaled to modelled time on the simulator). */
+export function metricsBlock(m: BenchMetrics, speed: number): Record<string, number | null> {
+  const { t, r } = scaler(speed);
+  const out: Record<string, number | null> = {
+    request_throughput: r(m.requestThroughput),
+    input_token_throughput: r(m.inputThroughput),
+    output_token_throughput: r(m.outputThroughput),
+    total_token_throughput: r(m.totalThroughput),
+  };
+  if (m.goodput) out.request_goodput = r(m.goodput.requestGoodput);
+  stats(out, 'ttft', m.ttft, t);
+  stats(out, 'tpot', m.tpot, t);
+  stats(out, 'itl', m.itl, t);
+  stats(out, 'e2e', m.e2e, t);
+  Object.assign(out, {
+    max_itl_ms: t(m.itl.max),
+    success_rate: m.successRate,
+    completed: m.completed,
+    failed: m.failed,
+    total_input_tokens: m.totalInputTokens,
+    total_output_tokens: m.totalOutputTokens,
+    duration_s: t(m.durationS),
+    concurrency: m.concurrency,
+    max_concurrent_requests: m.maxConcurrentRequests,
+    max_output_tokens_per_s: r(m.maxOutputTokensPerS),
+  });
+  return out;
+}
+
+export interface MeasuredRowInput {
+  fw: FrameworkKey;
+  cand: PlannedCandidate;
+  scenario: Scenario;
+  trial: TrialInfo;
+  status: RowStatus;
+  reason: string | null;
+  metrics: BenchMetrics | undefined;
+  benchmarkCommand: string;
+  artifacts: NonNullable<ResultRow['artifacts']>;
+  backend: string;
+  /** The server announced itself as the simulated engine (on any target). */
+  simulatedServer: boolean;
+}
+
+/** A trial's row with its SLA verdict (recomputed from the metrics by the results module's rules). */
+export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: ResultRow; verdict: SlaVerdict } {
+  const row = baseRow(ctx, i.fw, i.cand, i.scenario, i.trial, i.status);
+  // A GPU target running the simulator's shims still gets simulated rows: the engine says what it is.
+  if (i.simulatedServer && !ctx.simulated) {
+    row.simulated = true;
+    if (row.hardware) row.hardware.gpu_model = simGpuLabel(undefined);
+  }
+  row.failure_reason = i.reason;
+  if (row.workload) row.workload.backend = i.backend;
+  if (i.metrics) row.metrics = metricsBlock(i.metrics, ctx.sim?.speed ?? 1);
+  row.benchmark_command = i.benchmarkCommand;
+  row.artifacts = i.artifacts;
+  row.validated_cli_flags = { server: i.cand.usedKeys };
+  const verdict = judge(row, ctx.plan.sla);
+  row.sla = { ...slaBlock(ctx.plan.sla), passed: verdict.passed, reasons: verdict.reasons };
+  return { row, verdict };
+}
+
+/** The results module's SLA verdict for a plain row. */
+export function judge(row: ResultRow, sla: SlaLimits): SlaVerdict {
+  const parsed = parsePyJson(JSON.stringify(row));
+  const obj = (parsed.ok ? parsed.value : new Map()) as PyObject;
+  return evaluateSla(obj, { limits: sla, deprecated: [] });
+}

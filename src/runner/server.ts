@@ -1,0 +1,150 @@
+// One candidate server's life: launch the exact command, wait for GET /v1/models with a timeout, classify a failure from its log, tear down.
+import type { FrameworkKey } from '../core/frameworks/types';
+import type { ExitInfo, PortForward, ServerProcess } from '../exec';
+import { classifyFailure, type FailureStatus } from './classify';
+import type { RunTarget } from './target';
+
+export interface LiveServer {
+  proc: ServerProcess;
+  port: number;
+  forward: PortForward;
+  baseUrl: string;
+  /** The model id GET /v1/models listed first. */
+  model: string | undefined;
+  /** Set once the process has ended (a crash mid-trial). */
+  exit: ExitInfo | undefined;
+  /** The server said it is the simulated engine (its x-autobench-simulated header), whatever the target. */
+  simulated: boolean;
+}
+
+/** The header every response of the simulated engine carries. */
+export const SIMULATED_HEADER = 'x-autobench-simulated';
+
+export type LaunchResult =
+  | { ok: true; server: LiveServer }
+  | { ok: false; status: FailureStatus; reason: string; pid?: number }
+  | { ok: false; status: 'cancelled'; reason: string };
+
+export interface LaunchOptions {
+  framework: FrameworkKey;
+  argv: readonly string[];
+  flags: Record<string, unknown>;
+  logFile: string;
+  secretEnv: readonly string[];
+  healthTimeoutMs: number;
+  stopGraceMs: number;
+  signal: AbortSignal | undefined;
+  onState?: (state: 'launching' | 'waiting' | 'ready', info: { pid?: number; port?: number }) => void;
+}
+
+const TAIL_IN_REASON = 4;
+
+/** The last lines of a server's log, for a failure reason a person can act on. */
+export function logTail(proc: ServerProcess, n = TAIL_IN_REASON): string {
+  return proc
+    .logTail(n)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' | ');
+}
+
+function exitText(e: ExitInfo): string {
+  if (e.error) return `lost track of the server: ${e.error.message}`;
+  return e.signal ? `the server was killed by ${e.signal}` : `the server exited with code ${e.code}`;
+}
+
+/** Why a server ended (or never came up), from its log tail: oom, a rejected command line, a timeout, or another failure. */
+export function failureOf(fw: FrameworkKey, proc: ServerProcess, what: string, timedOut = false): { status: FailureStatus; reason: string } {
+  const tail = proc.logTail(60).join('\n');
+  const c = classifyFailure(fw, tail, what, timedOut);
+  const shown = logTail(proc);
+  return { status: c.status, reason: shown && !c.reason.includes(shown) ? `${c.reason}; log tail: ${shown}` : c.reason };
+}
+
+async function modelsOnce(baseUrl: string): Promise<{ ok: boolean; model?: string; simulated?: boolean }> {
+  try {
+    const r = await fetch(`${baseUrl}/v1/models`, { signal: AbortSignal.timeout(5000) });
+    if (!r.ok) {
+      await r.body?.cancel();
+      return { ok: false };
+    }
+    const simulated = r.headers.get(SIMULATED_HEADER) === 'true';
+    const j = (await r.json()) as { data?: Array<{ id?: unknown }> };
+    const id = j.data?.[0]?.id;
+    return typeof id === 'string' ? { ok: true, model: id, simulated } : { ok: true, simulated };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Waits ms, or less when the signal aborts; leaves no listener behind either way. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((res) => {
+    const done = (): void => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      res();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Starts the command (its argv joins to exactly the candidate's command string), then polls
+ * GET /v1/models until it answers, the process exits, the timeout passes or the run is cancelled.
+ * On any failure the process group is already stopped when this returns.
+ */
+export async function launchServer(target: RunTarget, o: LaunchOptions): Promise<LaunchResult> {
+  const { port, env } = await target.prepareLaunch(o.framework, o.flags);
+  o.onState?.('launching', { port });
+  let proc: ServerProcess;
+  try {
+    proc = await target.executor.start({ argv: o.argv, env, secretEnv: o.secretEnv, logFile: o.logFile, tailLines: 200 });
+  } catch (e) {
+    return { ok: false, status: 'failed', reason: `could not start the server: ${(e as Error).message}` };
+  }
+  let exit: ExitInfo | undefined;
+  proc.onExit((info) => (exit = info));
+  let forward: PortForward;
+  try {
+    forward = await target.executor.forward(port);
+  } catch (e) {
+    await proc.stop({ graceMs: o.stopGraceMs });
+    return { ok: false, status: 'failed', reason: `could not forward port ${port}: ${(e as Error).message}`, pid: proc.pid };
+  }
+  const baseUrl = `http://${forward.localHost}:${forward.localPort}`;
+  o.onState?.('waiting', { pid: proc.pid, port });
+  const deadline = performance.now() + o.healthTimeoutMs;
+  let wait = 100;
+  const fail = async (r: LaunchResult): Promise<LaunchResult> => {
+    await proc.stop({ graceMs: o.stopGraceMs });
+    await forward.close().catch(() => undefined);
+    return r;
+  };
+  for (;;) {
+    if (o.signal?.aborted) return fail({ ok: false, status: 'cancelled', reason: 'cancelled while the server was starting' });
+    if (exit) {
+      // Let the last output lines reach the tail before reading it.
+      await proc.exited;
+      return fail({ ok: false, ...failureOf(o.framework, proc, `${exitText(exit)} before it answered GET /v1/models`), pid: proc.pid });
+    }
+    const r = await modelsOnce(baseUrl);
+    if (r.ok) {
+      o.onState?.('ready', { pid: proc.pid, port });
+      const server: LiveServer = { proc, port, forward, baseUrl, model: r.model, exit, simulated: r.simulated === true };
+      proc.onExit((info) => (server.exit = info));
+      return { ok: true, server };
+    }
+    if (performance.now() > deadline) {
+      return fail({ ok: false, ...failureOf(o.framework, proc, `no answer to GET /v1/models within ${Math.round(o.healthTimeoutMs / 1000)} s`, true), pid: proc.pid });
+    }
+    await Promise.race([sleep(wait, o.signal), proc.exited]);
+    wait = Math.min(1000, wait * 1.5);
+  }
+}
+
+export async function stopServer(s: LiveServer, graceMs: number): Promise<void> {
+  await s.proc.stop({ graceMs });
+  await s.forward.close().catch(() => undefined);
+}

