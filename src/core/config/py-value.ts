@@ -60,7 +60,7 @@ export function pyFloatRepr(x: number): string {
   return neg ? `-${out}` : out;
 }
 
-/** Python's repr() of a str: single quotes unless the text has one and no double quote. */
+/** Python's repr() of a str: quotes chosen as Python chooses them, unprintable characters escaped. */
 export function pyStrRepr(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = quote;
@@ -72,9 +72,18 @@ export function pyStrRepr(s: string): string {
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
     else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else out += ch;
+    else if (cp > 0x7f && !isPrintable(ch)) {
+      const hex = cp.toString(16);
+      out += cp <= 0xff ? `\\x${hex.padStart(2, '0')}` : cp <= 0xffff ? `\\u${hex.padStart(4, '0')}` : `\\U${hex.padStart(8, '0')}`;
+    } else out += ch;
   }
   return out + quote;
+}
+
+// Python's str.isprintable(): not Other (Cc, Cf, Cs, Co, Cn) and not a separator other than space.
+const UNPRINTABLE = /[\p{C}\p{Z}]/u;
+function isPrintable(ch: string): boolean {
+  return ch === ' ' || !UNPRINTABLE.test(ch);
 }
 
 /** Python's repr() of a value. */

@@ -1,6 +1,8 @@
 // Python's operations on JSON values, exactly: format(x, '.2f'), str(), float(), bool(), truthiness,
 // string ordering by code point, and dotted lookups. The compare report's bytes depend on each.
-import { pyFloatRepr } from '../config/py-value';
+import { pyFloatRepr, pyStrRepr } from '../config/py-value';
+
+export { pyStrRepr };
 import { isPySpace, type PyJson, type PyObject } from './py-json';
 
 const TEN = 10n;
@@ -71,32 +73,6 @@ export function pyFloatStr(x: number): string {
     return Number.isInteger(x) ? `${x}.0` : String(x);
   }
   return pyFloatRepr(x);
-}
-
-/** Python's repr() of a str: quotes chosen as Python chooses them, unprintable characters escaped. */
-export function pyStrRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === quote) out += `\\${quote}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp > 0x7f && !isPrintable(ch)) {
-      const hex = cp.toString(16);
-      out += cp <= 0xff ? `\\x${hex.padStart(2, '0')}` : cp <= 0xffff ? `\\u${hex.padStart(4, '0')}` : `\\U${hex.padStart(8, '0')}`;
-    } else out += ch;
-  }
-  return out + quote;
-}
-
-// Python's str.isprintable(): not Other (Cc, Cf, Cs, Co, Cn) and not a separator other than space.
-const UNPRINTABLE = /[\p{C}\p{Z}]/u;
-function isPrintable(ch: string): boolean {
-  return ch === ' ' || !UNPRINTABLE.test(ch);
 }
 
 /** Python's repr() of a JSON value. */
