@@ -1,4 +1,5 @@
 // Result rows the runner writes: measured trials (metrics in modelled time on the simulator) and rows that explain a candidate that did not run.
+import type { Transport } from './server';
 import type { LatencyStats } from '../client';
 import type { BenchMetrics } from '../client';
 import type { FrameworkKey } from '../core/frameworks/types';
@@ -167,6 +168,8 @@ export interface MeasuredRowInput {
   backend: string;
   /** The server announced itself as the simulated engine (on any target). */
   simulatedServer: boolean;
+  /** ssh targets: the port forward's measured overhead. */
+  transport?: Transport;
 }
 
 /** A trial's row with its SLA verdict (recomputed from the metrics by the results module's rules). */
@@ -183,6 +186,7 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   row.benchmark_command = i.benchmarkCommand;
   row.artifacts = i.artifacts;
   row.validated_cli_flags = { server: i.cand.usedKeys };
+  if (i.transport) Object.assign(row, { transport: i.transport });
   const verdict = judge(row, ctx.plan.sla);
   row.sla = { ...slaBlock(ctx.plan.sla), passed: verdict.passed, reasons: verdict.reasons };
   return { row, verdict };

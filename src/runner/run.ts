@@ -608,6 +608,7 @@ class Run {
       artifacts: { ...(result ? { raw_result: rawRel } : {}), server_log: this.dir.rel(logFile), ...(this.fwState(fw).help?.file ? { server_help: this.fwState(fw).help?.file } : {}) },
       backend: settings.backend,
       simulatedServer: server.simulated,
+      ...(server.transport ? { transport: server.transport } : {}),
     });
     if (server.simulated && !this.target.simulated && !this.manifest.note) {
       this.manifest.note = `SIMULATED: ${fw} ${cand.id} answered as the built-in simulated engine on ${this.opts.target}; its rows are marked simulated.`;

@@ -15,6 +15,52 @@ export interface LiveServer {
   exit: ExitInfo | undefined;
   /** The server said it is the simulated engine (its x-autobench-simulated header), whatever the target. */
   simulated: boolean;
+  /** On ssh targets: what the port forward adds to each request (recorded in every row of this server). */
+  transport?: Transport;
+}
+
+export interface Transport {
+  forwarded: true;
+  /** Median GET /v1/models round trip from here, through the forward. */
+  rtt_ms: number;
+  /** Median of the same request made on the host itself (null when the host has no node). */
+  host_rtt_ms: number | null;
+  /** rtt_ms - host_rtt_ms: the forwarding overhead. */
+  overhead_ms: number | null;
+}
+
+const RTT_SAMPLES = 15;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+// Runs on the host: times GET /v1/models on its own loopback and prints the median in ms.
+const HOST_RTT_SCRIPT = `const http=require('http');const port=+process.argv[1];const n=+process.argv[2];const t=[];const a=new http.Agent({keepAlive:true});
+function one(){return new Promise((res,rej)=>{const s=process.hrtime.bigint();http.get({host:'127.0.0.1',port,path:'/v1/models',agent:a},r=>{r.resume();r.on('end',()=>{t.push(Number(process.hrtime.bigint()-s)/1e6);res();});}).on('error',rej);});}
+(async()=>{for(let i=0;i<n;i++)await one();t.sort((x,y)=>x-y);console.log(t[Math.floor(t.length/2)]);a.destroy();})().catch(e=>{console.error(e.message);process.exit(1);});`;
+
+/** Measures the forward's overhead: the same request timed from here (through it) and on the host. */
+export async function measureTransport(target: RunTarget, baseUrl: string, port: number): Promise<Transport> {
+  const local: number[] = [];
+  for (let i = 0; i < RTT_SAMPLES; i++) {
+    const t0 = performance.now();
+    const r = await fetch(`${baseUrl}/v1/models`);
+    await r.arrayBuffer();
+    local.push(performance.now() - t0);
+  }
+  const rtt = median(local);
+  let host: number | null = null;
+  try {
+    const r = await target.executor.run(['node', '-e', HOST_RTT_SCRIPT, String(port), String(RTT_SAMPLES)], { timeoutMs: 20_000 });
+    const v = Number(r.stdout.trim());
+    if (r.code === 0 && Number.isFinite(v)) host = v;
+  } catch {
+    /* no node on the host: overhead unknown */
+  }
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return { forwarded: true, rtt_ms: round(rtt), host_rtt_ms: host === null ? null : round(host), overhead_ms: host === null ? null : round(rtt - host) };
 }
 
 /** The header every response of the simulated engine carries. */
@@ -134,6 +180,13 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
       o.onState?.('ready', { pid: proc.pid, port });
       const server: LiveServer = { proc, port, forward, baseUrl, model: r.model, exit, simulated: r.simulated === true };
       proc.onExit((info) => (server.exit = info));
+      if (target.executor.target.startsWith('ssh:')) {
+        try {
+          server.transport = await measureTransport(target, baseUrl, port);
+        } catch {
+          /* a failed measurement leaves the row without transport figures */
+        }
+      }
       return { ok: true, server };
     }
     if (performance.now() > deadline) {

@@ -48,6 +48,11 @@ describe('runner over ssh (a real OpenSSH server on 127.0.0.1, the simulator shi
       assert.equal(row?.status, 'ok', row?.failure_reason ?? '');
       assert.ok((row?.metrics?.completed ?? 0) > 0);
       assert.equal(row?.hardware?.host, 'sshd-test');
+      // The forward's overhead is measured (here vs on the host itself) and recorded in the row.
+      const transport = (row as unknown as { transport?: { forwarded: boolean; rtt_ms: number; host_rtt_ms: number | null; overhead_ms: number | null } }).transport;
+      assert.ok(transport?.forwarded, 'transport recorded');
+      assert.ok(transport.rtt_ms > 0 && transport.host_rtt_ms !== null && transport.host_rtt_ms > 0, JSON.stringify(transport));
+      assert.ok(transport.overhead_ms !== null && Math.abs(transport.overhead_ms - (transport.rtt_ms - transport.host_rtt_ms)) < 0.01);
       assert.equal(row?.simulated, true, 'the engine announced itself as simulated');
       assert.equal(row?.server_command, `vllm serve Qwen/Qwen3-8B --max-model-len 4096 --port ${port}`);
       const manifest = JSON.parse(readFileSync(path.join(run.outDir, 'manifest.json'), 'utf8')) as { target: { describe: string }; gpu: { status: string }; note: string };
