@@ -14,7 +14,8 @@ const common = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
+  // The extension bundles the runner (ssh2 included): its optional native helpers stay external like the CLI's.
+  build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', 'cpu-features', '*.node'] }),
   build({ ...common, entryPoints: ['language-server/src/server.ts'], outfile: 'dist/server.js' }),
   build({
     ...common,

@@ -20,17 +20,20 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { LineIndex, type Finding } from '../../src/core/config/finding';
 import { completeAt, type CompletionKind } from '../../src/core/editor/completion';
 import { hoverAt } from '../../src/core/editor/hover';
-import { commandsListing, lensesFor, outlineFor, type OutlineSymbol, type SymbolKind as CoreSymbolKind } from '../../src/core/editor/outline';
+import { candidateSummaries, commandsListing, lensesFor, outlineFor, type OutlineSymbol, type SymbolKind as CoreSymbolKind } from '../../src/core/editor/outline';
 import type { Range } from '../../src/core/config/yaml-doc';
 import {
   CANDIDATES_REQUEST,
   DEFAULT_SETTINGS,
   DIAGNOSTIC_SOURCE,
+  PLAN_REQUEST,
   SETTINGS_NOTIFICATION,
   STATUS_NOTIFICATION,
   VALIDATE_FILES_REQUEST,
   type CandidatesParams,
   type CandidatesResult,
+  type PlanParams,
+  type PlanResult,
   type ServerSettings,
   type StatusParams,
   type ValidateFilesParams,
@@ -214,7 +217,7 @@ connection.onCodeLens((p) => {
   const lines = new LineIndex(a.text);
   return lensesFor(a.result).map((l) => ({
     range: toRange(lines, l.range),
-    command: { title: l.title, command: 'autobench.showCandidates', arguments: [a.uri, l.framework] },
+    command: { title: l.title, command: l.command, arguments: [a.uri, l.framework] },
   }));
 });
 
@@ -245,14 +248,19 @@ connection.onDocumentSymbol((p) => {
   return outlineFor(a.result).map((s) => toSymbol(lines, s));
 });
 
+/** The open document's analysis, else the file on disk analysed now. */
+function analysisOrRead(uri: string): Analysis {
+  const a = analysisOf(uri);
+  if (a) return a;
+  const path = uriToPath(uri);
+  if (!path) throw new Error(`not a file: ${uri}`);
+  return analyzer.analyze(uri, -1, readFileSync(path, 'utf8'));
+}
+
+connection.onRequest(PLAN_REQUEST, (p: PlanParams): PlanResult => ({ frameworks: candidateSummaries(analysisOrRead(p.uri).result) }));
+
 connection.onRequest(CANDIDATES_REQUEST, (p: CandidatesParams): CandidatesResult => {
-  let a = analysisOf(p.uri);
-  if (!a) {
-    const path = uriToPath(p.uri);
-    if (!path) throw new Error(`not a file: ${p.uri}`);
-    const text = readFileSync(path, 'utf8');
-    a = analyzer.analyze(p.uri, -1, text);
-  }
+  const a = analysisOrRead(p.uri);
   const candidates: Record<string, string[]> = {};
   for (const plan of a.result.plans) candidates[plan.framework] = plan.candidates.map((c) => c.command);
   return { content: commandsListing(uriToPath(p.uri) ?? p.uri, a.result, p.framework), candidates };

@@ -17,6 +17,7 @@ import {
   type ValidateFilesResult,
 } from '../shared/protocol';
 
+import { Runs } from './runs';
 import { SUMMARY_VIEW_TYPE, SummaryPanels } from './summary-panel';
 
 let client: LanguageClient | undefined;
@@ -157,6 +158,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return res;
     },
   };
+  const runs = new Runs(context, log, summaries, () => client, () => void client?.sendNotification(SETTINGS_NOTIFICATION, readSettings()));
+  Object.assign(commands, runs.commands());
   for (const [id, fn] of Object.entries(commands)) context.subscriptions.push(vscode.commands.registerCommand(id, fn));
 
   await client.start();

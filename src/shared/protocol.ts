@@ -36,6 +36,21 @@ export interface CandidatesResult {
   candidates: Record<string, string[]>;
 }
 
+/** client -> server request: each enabled framework's candidates (ids, overrides, commands) for "Run candidate…". */
+export const PLAN_REQUEST = 'autobench/plan';
+export interface PlanParams {
+  uri: string;
+}
+export interface PlanCandidate {
+  id: string;
+  /** `key=value ...` against the base flags; empty for the baseline. */
+  overrides: string;
+  command: string;
+}
+export interface PlanResult {
+  frameworks: Record<string, PlanCandidate[]>;
+}
+
 /** client -> server request: validate files on disk and publish their diagnostics. */
 export const VALIDATE_FILES_REQUEST = 'autobench/validateFiles';
 export interface ValidateFilesParams {

@@ -186,18 +186,20 @@ describe('language server over stdio', () => {
     assert.match(text, /gpu_memory_utilization: 0\.9\n/);
   });
 
-  test('code lenses: candidate count and Show commands per enabled framework', async () => {
+  test('code lenses: candidate count, Show commands and the run lenses per enabled framework', async () => {
     const uri = uriFor(dir);
     client.open(uri, QWEN);
     const lenses: CodeLens[] = await client.conn.sendRequest('textDocument/codeLens', { textDocument: { uri } });
-    assert.equal(lenses.length, 8);
+    assert.equal(lenses.length, 20);
     const expected = checkConfigText(QWEN).plans;
     for (const plan of expected) {
       const line = lineOf(QWEN, `  ${plan.framework}:`);
       const here = lenses.filter((l) => l.range.start.line === line).map((l) => l.command?.title);
-      assert.deepEqual(here, [`${plan.candidates.length} candidates`, 'Show commands']);
+      assert.deepEqual(here, [`${plan.candidates.length} candidates`, 'Show commands', 'Run baseline', 'Run candidate…', 'Run all']);
+      const commands = lenses.filter((l) => l.range.start.line === line).map((l) => l.command?.command);
+      assert.deepEqual(commands, ['autobench.showCandidates', 'autobench.showCandidates', 'autobench.runBaseline', 'autobench.runCandidate', 'autobench.runAll']);
+      assert.ok(lenses.filter((l) => l.range.start.line === line).every((l) => JSON.stringify(l.command?.arguments) === JSON.stringify([uri, plan.framework])));
     }
-    assert.ok(lenses.every((l) => l.command?.command === 'autobench.showCandidates'));
   });
 
   test('Show commands lists the same strings as validate --json', async () => {
@@ -208,6 +210,19 @@ describe('language server over stdio', () => {
     for (const p of checkConfigText(QWEN).plans) want[p.framework] = p.candidates.map((c) => c.command);
     assert.deepEqual(res.candidates, want);
     for (const cmds of Object.values(want)) for (const c of cmds) assert.ok(res.content.includes(`${c}\n`));
+  });
+
+  test('the plan request lists each framework\'s candidate ids and overrides for Run candidate…', async () => {
+    const uri = uriFor(dir);
+    client.open(uri, QWEN);
+    const res: { frameworks: Record<string, Array<{ id: string; overrides: string; command: string }>> } = await client.conn.sendRequest('autobench/plan', { uri });
+    for (const p of checkConfigText(QWEN).plans) {
+      const got = res.frameworks[p.framework] ?? [];
+      assert.deepEqual(got.map((c) => c.id), p.candidates.map((c) => c.id));
+      assert.deepEqual(got.map((c) => c.command), p.candidates.map((c) => c.command));
+      assert.equal(got[0]?.overrides, '', 'the baseline overrides nothing');
+      assert.ok(got.slice(1).every((c) => /^\S+=/.test(c.overrides)), JSON.stringify(got.map((c) => c.overrides)));
+    }
   });
 
   test('validate files on disk: every config gets its diagnostics, other YAML is skipped', async () => {

@@ -10,7 +10,17 @@ export interface LensInfo {
   range: Range;
   title: string;
   framework: string;
+  /** The editor command the lens runs, with [uri, framework] as its arguments. */
+  command: string;
 }
+
+/** The lenses above each enabled framework, in order: what it would run, then how to run it. */
+const RUN_LENSES: ReadonlyArray<[title: string, command: string]> = [
+  ['Show commands', 'autobench.showCandidates'],
+  ['Run baseline', 'autobench.runBaseline'],
+  ['Run candidate…', 'autobench.runCandidate'],
+  ['Run all', 'autobench.runAll'],
+];
 
 export function lensesFor(result: CheckResult): LensInfo[] {
   const out: LensInfo[] = [];
@@ -19,8 +29,8 @@ export function lensesFor(result: CheckResult): LensInfo[] {
     const range = node?.keyRange ?? node?.range;
     if (!range) continue;
     const n = plan.candidates.length;
-    out.push({ range, framework: plan.framework, title: `${n} candidate${n === 1 ? '' : 's'}` });
-    out.push({ range, framework: plan.framework, title: 'Show commands' });
+    out.push({ range, framework: plan.framework, title: `${n} candidate${n === 1 ? '' : 's'}`, command: 'autobench.showCandidates' });
+    for (const [title, command] of RUN_LENSES) out.push({ range, framework: plan.framework, title, command });
   }
   return out;
 }
@@ -83,6 +93,20 @@ function describeOverrides(plan: FrameworkPlan, i: number): string {
   const c = plan.candidates[i];
   if (!c || c.overrides.size === 0) return '';
   return [...c.overrides].map(([k, v]) => `${k}=${pyStr(v)}`).join(' ');
+}
+
+export interface CandidateSummary {
+  id: string;
+  /** The overrides against the base flags (`key=value ...`; empty for the baseline). */
+  overrides: string;
+  command: string;
+}
+
+/** Per enabled framework, its candidates as the "Run candidate…" quick pick lists them. */
+export function candidateSummaries(result: CheckResult): Record<string, CandidateSummary[]> {
+  const out: Record<string, CandidateSummary[]> = {};
+  for (const plan of result.plans) out[plan.framework] = plan.candidates.map((c, i) => ({ id: c.id, overrides: describeOverrides(plan, i), command: c.command }));
+  return out;
 }
 
 /** The read-only listing behind "Show commands": every candidate's exact command, as `validate --json` prints it. */

@@ -1,5 +1,5 @@
-// Code lenses end to end: "N candidates" and "Show commands" above each enabled framework, with the counts and the
-// command strings `autobench validate --json` gives for the same file.
+// Code lenses end to end: "N candidates", "Show commands" and the Run lenses above each enabled framework, with the
+// counts and the command strings `autobench validate --json` gives for the same file.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { checkConfigText } from '../../../src/core/config/check';
@@ -26,7 +26,7 @@ function frameworkAt(doc: vscode.TextDocument, line: number): string | undefined
   return undefined;
 }
 
-test('code lenses show each enabled framework\'s candidate count and a Show commands lens', async () => {
+test('code lenses show each enabled framework\'s candidate count, a Show commands lens and the Run lenses', async () => {
   const text = shippedConfigText();
   const plans = checkConfigText(text, { kind: 'auto' }).plans;
   assert.ok(plans.length > 0, 'the shipped config should enable frameworks');
@@ -41,6 +41,15 @@ test('code lenses show each enabled framework\'s candidate count and a Show comm
     `lens titles: ${JSON.stringify(titles)}`,
   );
   assert.equal(titles.filter((t) => t === 'Show commands').length, plans.length, `lens titles: ${JSON.stringify(titles)}`);
+  // The run lenses: one of each per framework, running its command with [uri, framework].
+  for (const [title, command] of [['Run baseline', 'autobench.runBaseline'], ['Run candidate…', 'autobench.runCandidate'], ['Run all', 'autobench.runAll']] as const) {
+    const runs = lenses.filter((l) => l.command?.title === title);
+    assert.deepEqual(runs.map((l) => frameworkAt(doc, l.range.start.line)).sort(), plans.map((p) => p.framework).sort(), `${title} lenses: ${JSON.stringify(titles)}`);
+    for (const l of runs) {
+      assert.equal(l.command?.command, command);
+      assert.deepEqual(l.command?.arguments, [uri.toString(), frameworkAt(doc, l.range.start.line)]);
+    }
+  }
 });
 
 test('the Show commands lens opens a document listing the framework\'s exact candidate commands', async () => {

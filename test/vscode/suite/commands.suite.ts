@@ -7,5 +7,6 @@ import { extension } from './workspace';
 test('the autobench commands are registered', async () => {
   await extension().activate();
   const all = new Set(await vscode.commands.getCommands(true));
-  for (const id of ['autobench.showCandidates', 'autobench.validateWorkspace', 'autobench.openSummary']) assert.ok(all.has(id), `${id} is not registered`);
+  const ids = ['autobench.showCandidates', 'autobench.validateWorkspace', 'autobench.openSummary', 'autobench.runBaseline', 'autobench.runCandidate', 'autobench.runAll', 'autobench.cancelRun', 'autobench.selectTarget', 'autobench.setHfToken', 'autobench.captureHelp'];
+  for (const id of ids) assert.ok(all.has(id), `${id} is not registered`);
 });

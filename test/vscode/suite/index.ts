@@ -7,6 +7,7 @@ import './completion.suite';
 import './outline.suite';
 import './commands.suite';
 import './summary.suite';
+import './run.suite';
 
 export function run(): Promise<void> {
   return runAll();

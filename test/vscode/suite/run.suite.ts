@@ -1,0 +1,121 @@
+// "Run baseline" end to end in the real editor: the shipped demo plan on the simulated engine, rows written, summary opened.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { test, waitFor } from './harness';
+import { extension, open } from './workspace';
+
+const DEMO_PLAN = 'configs/examples/demo.plan.yaml';
+
+function folderPath(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  assert.ok(folder, 'no workspace folder');
+  return folder;
+}
+
+/** The shipped demo plan (read from the installed extension) copied into the workspace, with dataset.num_prompts set. */
+function demoPlan(numPrompts: number): string {
+  const shipped = readFileSync(path.join(extension().extensionPath, DEMO_PLAN), 'utf8');
+  const line = /^ {2}num_prompts: \d+$/m;
+  assert.match(shipped, line, 'the demo plan has no dataset.num_prompts line to set');
+  const text = shipped.replace(line, `  num_prompts: ${numPrompts}`);
+  const file = path.join(folderPath(), 'plans', 'demo.plan.yaml');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  return file;
+}
+
+interface RunResultLike {
+  status: string;
+  outDir: string;
+  simulated: boolean;
+  liveRows: number;
+  rows: Array<{ framework?: string; candidate_id?: unknown; status?: string; simulated?: boolean; smoke?: boolean; trial?: { key?: string } }>;
+}
+
+test('Run baseline on the demo plan (target sim) writes rows and opens the summary panel', async () => {
+  await extension().activate();
+  const folder = folderPath();
+  // Fewer prompts than the shipped plan so the run stays well inside the test's deadline.
+  const file = demoPlan(10);
+
+  // The lens the user clicks: "Run baseline" above frameworks.sglang, with its own arguments (plus the test's options).
+  const uri = vscode.Uri.file(file);
+  const doc = await open(uri);
+  const sglangLine = doc.getText().split('\n').findIndex((l) => /^ {2}sglang:\s*$/.test(l));
+  const lens = await waitFor('a Run baseline lens above frameworks.sglang', async () => {
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100);
+    return (lenses ?? []).find((l) => l.command?.title === 'Run baseline' && l.range.start.line === sglangLine);
+  });
+  assert.ok(lens.command);
+  assert.deepEqual(lens.command.arguments?.slice(1), ['sglang']);
+  const result = await vscode.commands.executeCommand<RunResultLike | undefined>(lens.command.command, ...((lens.command.arguments ?? []) as unknown[]), { wait: true, target: 'sim', simSpeed: 20 });
+  assert.ok(result, 'the command returned no run result');
+  assert.equal(result.status, 'completed');
+  assert.ok(result.simulated, 'a sim run must be labelled simulated');
+  assert.equal(path.dirname(result.outDir), path.join(folder, 'autobench-runs'));
+  // The other frameworks of the plan get a row each saying why they did not run (left out by the lens, or unsupported).
+  const others = result.rows.filter((r) => r.framework !== 'sglang');
+  assert.ok(others.every((r) => r.status === 'user_excluded' || r.status === 'skipped'), JSON.stringify(others.map((r) => `${r.framework} ${r.status}`)));
+  const measured = result.rows.filter((r) => r.framework === 'sglang' && !r.smoke);
+  assert.ok(measured.some((r) => r.status === 'ok'), `no ok sglang row: ${JSON.stringify(measured.map((r) => r.status))}`);
+  for (const r of measured) {
+    assert.equal(r.candidate_id, 'baseline');
+    assert.equal(r.simulated, true);
+  }
+  const rowsFile = path.join(result.outDir, 'rows.jsonl');
+  assert.ok(existsSync(rowsFile), 'rows.jsonl was not written');
+  assert.equal(readFileSync(rowsFile, 'utf8').split('\n').filter((l) => l.trim()).length, result.rows.length);
+
+  const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+  assert.ok(tab?.input instanceof vscode.TabInputWebview, `the active tab is not a webview: ${tab?.label}`);
+  assert.equal(tab.label, 'Summary: rows.jsonl');
+  const live = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label === 'Run: sglang baseline');
+  assert.ok(live, 'the live run panel was not opened');
+  // One live row per trial measured (rate-search rounds included): the page drew every one of them.
+  const trials = new Set(measured.map((r) => JSON.stringify(r.trial?.key ?? null)));
+  assert.ok(result.liveRows >= trials.size && trials.size > 0, `the live panel showed ${result.liveRows} rows for ${trials.size} trials`);
+}, 90_000);
+
+test('Capture help snapshots from target (sim) writes each framework\'s --help text and points autobench.helpDir at them', async () => {
+  await extension().activate();
+  const folder = folderPath();
+  const file = demoPlan(10);
+  const config = vscode.workspace.getConfiguration('autobench');
+  try {
+    const files = await vscode.commands.executeCommand<string[] | undefined>('autobench.captureHelp', vscode.Uri.file(file), { target: 'sim' });
+    assert.ok(files && files.length >= 2, `captured: ${JSON.stringify(files)}`);
+    for (const f of files) {
+      assert.equal(path.dirname(f), path.join(folder, 'help'));
+      assert.match(readFileSync(f, 'utf8'), /--/, `${f} holds no flags`);
+    }
+    assert.equal(vscode.workspace.getConfiguration('autobench').get('helpDir'), path.join(folder, 'help'));
+  } finally {
+    await config.update('helpDir', undefined, vscode.ConfigurationTarget.Workspace);
+  }
+});
+
+test('Cancel the Running Benchmark stops a run midway, keeps its finished rows and still opens their summary', async () => {
+  await extension().activate();
+  const file = demoPlan(32);
+  const runs = path.join(folderPath(), 'autobench-runs');
+  const before = new Set(existsSync(runs) ? readdirSync(runs) : []);
+  const pending = vscode.commands.executeCommand<RunResultLike | undefined>('autobench.runBaseline', vscode.Uri.file(file).toString(), 'sglang', { wait: true, target: 'sim', simSpeed: 10 });
+  // Cancel once the first measured row is on disk, so the run is mid-way through its trials.
+  await waitFor('the first sglang row of the new run', () => {
+    const dir = existsSync(runs) ? readdirSync(runs).find((d) => !before.has(d)) : undefined;
+    const rows = dir ? path.join(runs, dir, 'rows.jsonl') : undefined;
+    return rows && existsSync(rows) && readFileSync(rows, 'utf8').includes('"framework":"sglang"');
+  }, 60_000, 50);
+  assert.equal(await vscode.commands.executeCommand('autobench.cancelRun'), true, 'no run to cancel');
+  const result = await pending;
+  assert.ok(result, 'the command returned no run result');
+  assert.equal(result.status, 'cancelled');
+  const kept = result.rows.filter((r) => r.framework === 'sglang' && !r.smoke);
+  assert.ok(kept.length >= 1, 'the finished rows were not kept');
+  assert.equal(readFileSync(path.join(result.outDir, 'rows.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).length, result.rows.length);
+  const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+  assert.equal(tab?.label, 'Summary: rows.jsonl');
+  assert.equal(await vscode.commands.executeCommand('autobench.cancelRun'), false, 'a run is still marked as running');
+}, 90_000);
