@@ -2,7 +2,6 @@
 // caveats, profiler handoff) as Markdown, CSV and a self-contained HTML summary panel.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parseManifest, type RunManifest } from '../core/results/manifest';
 import { buildReport } from '../core/results/report';
 import { renderReportCsv, renderReportMarkdown } from '../core/results/report-write';
@@ -11,6 +10,7 @@ import { createNonce } from '../webview/nonce';
 import { standaloneReportHtml, type InlineAssets } from '../webview/panel-html';
 import { styleFor } from './colors';
 import { pythonPathStr } from './compare';
+import { parseCommand } from './args';
 import { UsageError } from './errors';
 import type { CliIO } from './validate';
 
@@ -67,28 +67,20 @@ function writeFile(path: string, text: string): void {
 const MAX_WARNINGS = 20;
 
 export function runReport(argv: string[], io: CliIO): number {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        manifest: { type: 'string' },
-        md: { type: 'string' },
-        csv: { type: 'string' },
-        html: { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${REPORT_HELP}`);
-  }
+  const parsed = parseCommand(
+    argv,
+    {
+      manifest: { type: 'string' },
+      md: { type: 'string' },
+      csv: { type: 'string' },
+      html: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    REPORT_HELP,
+    io.out,
+  );
+  if (!parsed) return 0;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out.write(`${REPORT_HELP}\n`);
-    return 0;
-  }
   if (positionals.length !== 1) throw new UsageError(`report needs exactly one ROWS.jsonl\n\n${REPORT_HELP}`);
   const rowsFile = positionals[0] as string;
   const read = readRows(readText(rowsFile, 'rows'), pythonPathStr(rowsFile));

@@ -1,9 +1,9 @@
 // `autobench run PLAN`: the whole search on a target (sim, local, ssh:HOST), with progress on a TTY, a final summary table and the report's paths.
 import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { runPlan, loadPlan, PlanError, RunDirInUseError, type RunEvent, type RunOptions, type RunResult, type Tier } from '../runner';
 import { styleFor } from './colors';
+import { parseCommand } from './args';
 import { UsageError } from './errors';
 import type { CliIO } from './validate';
 
@@ -205,35 +205,27 @@ export async function runRun(argv: string[], io: CliIO): Promise<number> {
 }
 
 async function runRunInner(argv: string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        target: { type: 'string' },
-        frameworks: { type: 'string' },
-        tier: { type: 'string' },
-        out: { type: 'string' },
-        resume: { type: 'boolean' },
-        'sim-speed': { type: 'string' },
-        'accept-new-host-key': { type: 'boolean' },
-        'help-dir': { type: 'string' },
-        tokenizer: { type: 'string' },
-        gpus: { type: 'string' },
-        'health-timeout': { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${RUN_HELP}`);
-  }
+  const parsed = parseCommand(
+    argv,
+    {
+      target: { type: 'string' },
+      frameworks: { type: 'string' },
+      tier: { type: 'string' },
+      out: { type: 'string' },
+      resume: { type: 'boolean' },
+      'sim-speed': { type: 'string' },
+      'accept-new-host-key': { type: 'boolean' },
+      'help-dir': { type: 'string' },
+      tokenizer: { type: 'string' },
+      gpus: { type: 'string' },
+      'health-timeout': { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    RUN_HELP,
+    io.out,
+  );
+  if (!parsed) return 0;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out.write(`${RUN_HELP}\n`);
-    return 0;
-  }
   if (positionals.length !== 1) throw new UsageError(`run needs exactly one PLAN\n\n${RUN_HELP}`);
   const planPath = positionals[0] as string;
   let planText: string;

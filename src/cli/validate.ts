@@ -1,13 +1,13 @@
 // `autobench validate`: a drop-in for the playbook's validate_cookbook_configs.py, with --json and located warnings.
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import { checkConfigText } from '../core/config/check';
 import { collectConfigFiles } from '../core/config/files';
 import { fileReport, type FileReport } from '../core/config/report';
 import { loadSnapshotFlags } from '../core/config/snapshot-flags';
 import type { SnapshotFlags } from '../core/config/known-flags';
 import { styleFor } from './colors';
+import { parseCommand } from './args';
 import { UsageError } from './errors';
 
 export const VALIDATE_HELP = `usage: autobench validate PATH... [--help-dir DIR] [--print-commands] [--json]
@@ -44,29 +44,21 @@ export interface CliIO {
 }
 
 export function runValidate(argv: string[], io: CliIO): number {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        'help-dir': { type: 'string' },
-        'print-commands': { type: 'boolean' },
-        json: { type: 'boolean' },
-        plan: { type: 'boolean' },
-        format: { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${VALIDATE_HELP}`);
-  }
+  const parsed = parseCommand(
+    argv,
+    {
+      'help-dir': { type: 'string' },
+      'print-commands': { type: 'boolean' },
+      json: { type: 'boolean' },
+      plan: { type: 'boolean' },
+      format: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    VALIDATE_HELP,
+    io.out,
+  );
+  if (!parsed) return 0;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out.write(`${VALIDATE_HELP}\n`);
-    return 0;
-  }
   if (positionals.length === 0) throw new UsageError(`validate needs at least one PATH\n\n${VALIDATE_HELP}`);
   const format = values.format ?? 'plain';
   if (format !== 'plain' && format !== 'gcc') throw new UsageError(`--format must be plain or gcc, got '${format}'`);
