@@ -189,22 +189,8 @@ function printSummary(io: CliIO, result: RunResult): void {
   io.out.write(`rows:   ${rel(join(result.outDir, 'rows.jsonl'))}\n`);
 }
 
-/** The subcommand; its failures become a message and an exit status here (main's catch only sees synchronous throws). */
+/** `autobench run`; usage errors and bugs become messages and exit statuses in main's catch. */
 export async function runRun(argv: string[], io: CliIO): Promise<number> {
-  try {
-    return await runRunInner(argv, io);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.err.write(`autobench: ${e.message}\n`);
-      return e.exitCode;
-    }
-    io.err.write(`autobench: internal error: ${(e as Error).message ?? String(e)}\n`);
-    if (process.env.AUTOBENCH_DEBUG) io.err.write(`${(e as Error).stack ?? ''}\n`);
-    return 70;
-  }
-}
-
-async function runRunInner(argv: string[], io: CliIO): Promise<number> {
   const parsed = parseCommand(
     argv,
     {
