@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { checkConfigText, type CheckResult } from '../core/config/check';
 import type { SnapshotFlags } from '../core/config/known-flags';
-import { toJson } from '../core/config/py-value';
+import { toJson } from '../core/py/value';
 import { loadSnapshotFiles, loadSnapshotFlags } from '../core/config/snapshot-flags';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { buildRunPlan, type RunPlan } from './plan';

@@ -1,6 +1,6 @@
 // From a checked config to what a run does: frameworks (run, skipped, user-excluded), candidates with skip reasons, scenarios, trials, SLA.
 import { planFramework, type CheckResult, type FrameworkPlan, type RenderedCandidate } from '../core/config/check';
-import { pyStr, toJson, type PyValue } from '../core/config/py-value';
+import { pyStr, toJson, type PyValue } from '../core/py/value';
 import type { Finding } from '../core/config/finding';
 import type { Scenario } from '../core/config/playbook-rules';
 import { FRAMEWORKS, type FrameworkKey } from '../core/frameworks/types';

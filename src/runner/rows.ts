@@ -4,7 +4,7 @@ import type { LatencyStats } from '../client';
 import type { BenchMetrics } from '../client';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { frameworkSpec } from '../core/frameworks';
-import { parsePyJson, type PyObject } from '../core/results/py-json';
+import { parsePyJson, type PyObject } from '../core/py/json';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import { evaluateSla, type SlaLimits, type SlaVerdict } from '../core/results/sla';
 import type { PlannedCandidate, RunPlan } from './plan';

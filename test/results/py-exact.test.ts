@@ -2,8 +2,8 @@
 // the playbook's boolean reading, code-point string order, and json.loads (values and errors).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePyJson, pyStrip, type PyJson } from '../../src/core/results/py-json';
-import { pyBoolish, pyFloat, pyFormatFixed2, pyRepr, pyStr, pyStrCompare, pyTruthy } from '../../src/core/results/py-ops';
+import { parsePyJson, pyStrip, type PyJson } from '../../src/core/py/json';
+import { pyBoolish, pyFloat, pyFormatFixed2, pyRepr, pyStr, pyStrCompare, pyTruthy } from '../../src/core/py/ops';
 
 const parse = (s: string): PyJson => {
   const r = parsePyJson(s);

@@ -1,7 +1,7 @@
 // The playbook's ranking, one key at a time: which of two rows wins a (framework, scenario), and why.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePyJson, type PyObject } from '../../src/core/results/py-json';
+import { parsePyJson, type PyObject } from '../../src/core/py/json';
 import { bestByFrameworkAndScenario, rankKey, rankRows, scenarioOf, sortByRankDesc, WORST } from '../../src/core/results/rank';
 
 function row(json: string): PyObject {

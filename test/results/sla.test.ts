@@ -2,7 +2,7 @@
 // metrics, success rate, string booleans, stale `sla.passed`, plan limits over row limits).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePyJson, type PyObject } from '../../src/core/results/py-json';
+import { parsePyJson, type PyObject } from '../../src/core/py/json';
 import { evaluateSla, limitsFrom } from '../../src/core/results/sla';
 
 function row(json: string): PyObject {

@@ -1,8 +1,8 @@
 // Candidate generation: the playbook's bounded product (with its blind spot) and the coverage-first order.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PyFloat, pyRepr } from '../../src/core/config/py-value';
-import type { PyValue } from '../../src/core/config/py-value';
+import { PyFloat, pyRepr } from '../../src/core/py/value';
+import type { PyValue } from '../../src/core/py/value';
 import {
   MAX_EXAMINED_COMBINATIONS,
   baselineFirstBoundedProduct,

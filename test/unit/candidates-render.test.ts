@@ -1,8 +1,8 @@
 // Rendering candidate flags into server commands the way the playbook prints them.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PyFloat, isPyMap } from '../../src/core/config/py-value';
-import type { PyValue } from '../../src/core/config/py-value';
+import { PyFloat, isPyMap } from '../../src/core/py/value';
+import type { PyValue } from '../../src/core/py/value';
 import { parseYaml } from '../../src/core/config/yaml-doc';
 import { renderArgv, renderCommand, renderValue } from '../../src/core/candidates/render';
 import { ShellSyntaxError } from '../../src/core/candidates/shell';

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseYaml } from '../../src/core/config/yaml-doc';
-import { isPyMap, pyStr } from '../../src/core/config/py-value';
-import type { PyValue } from '../../src/core/config/py-value';
+import { isPyMap, pyStr } from '../../src/core/py/value';
+import type { PyValue } from '../../src/core/py/value';
 import { builtinFlag, flagOption, FRAMEWORK_SPECS, frameworkSpec, FRAMEWORKS } from '../../src/core/frameworks';
 import type { FrameworkKey } from '../../src/core/frameworks';
 

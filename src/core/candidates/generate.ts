@@ -1,6 +1,6 @@
 // Candidate flag sets from base flags and a search space: the playbook's bounded product and a coverage-first order.
-import { PyFloat, pyEqual } from '../config/py-value';
-import type { PyValue } from '../config/py-value';
+import { PyFloat, pyEqual } from '../py/value';
+import type { PyValue } from '../py/value';
 
 /** Server flags by config key, in the order they render. */
 export type FlagMap = Map<string, PyValue>;

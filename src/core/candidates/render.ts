@@ -1,6 +1,6 @@
 // Turns a candidate's flags into the server argv and the one-line command the playbook prints.
-import { pyStr } from '../config/py-value';
-import type { PyValue } from '../config/py-value';
+import { pyStr } from '../py/value';
+import type { PyValue } from '../py/value';
 import type { FlagMap } from './generate';
 import { shlexJoin, shlexSplit } from './shell';
 

@@ -9,7 +9,7 @@ import { runExtraRules } from './extra-rules';
 import type { Finding } from './finding';
 import { findFlag, type SnapshotFlags } from './known-flags';
 import { runPlaybookRules, type ConfigKind, type FrameworkSection, type PlaybookModel } from './playbook-rules';
-import { isPyMap, type PyValue } from './py-value';
+import { isPyMap, type PyValue } from '../py/value';
 import { checkSchema } from './schema-check';
 import { parseYaml, type DocNode } from './yaml-doc';
 

@@ -7,7 +7,7 @@ import type { FindingSink } from './context';
 import { findFlag } from './known-flags';
 import { appendEntryEdit, removeEntryEdit, type FrameworkSection, type PlaybookModel } from './playbook-rules';
 import type { Fix } from './finding';
-import { isPyInt, isPyMap, pyEqual, pyRepr, pyStr, type PyMap, type PyValue } from './py-value';
+import { isPyInt, isPyMap, pyEqual, pyRepr, pyStr, type PyMap, type PyValue } from '../py/value';
 import type { DocNode, YamlPath } from './yaml-doc';
 
 const norm = (k: string) => k.replace(/-/g, '_');

@@ -4,7 +4,7 @@ import { builtinFlag, frameworkSpec } from '../frameworks';
 import { shlexSplit, ShellSyntaxError } from '../candidates/shell';
 import type { FindingSink } from './context';
 import { findFlag, knownFlagsFor, suggestFlags, type KnownFlags, type SnapshotFlags } from './known-flags';
-import { isPyInt, isPyMap, pyRepr, pyStr, type PyMap, type PyValue } from './py-value';
+import { isPyInt, isPyMap, pyRepr, pyStr, type PyMap, type PyValue } from '../py/value';
 import { nodeAt, type YamlPath } from './yaml-doc';
 import type { TextEdit } from './finding';
 

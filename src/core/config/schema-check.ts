@@ -7,7 +7,7 @@ import planSchema from '../../../schemas/run-plan.schema.json';
 import resultRowSchema from '../../../schemas/result-row.schema.json';
 import customWorkloadRowSchema from '../../../schemas/custom-workload-row.schema.json';
 import { formatPath, type Finding } from './finding';
-import { PyFloat, pyFloatRepr, toJson, type PyScalar } from './py-value';
+import { PyFloat, pyFloatRepr, toJson, type PyScalar } from '../py/value';
 import { nearestNode, type DocNode, type Range, type YamlPath } from './yaml-doc';
 
 export type ConfigSchemaKind = 'cookbook' | 'plan';

@@ -2,7 +2,7 @@
 // while keeping every node's source range, bounded against hostile input.
 import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node as YamlNode, Document , Alias, Scalar } from 'yaml';
-import { PyFloat, type PyMap, type PyScalar, type PyValue } from './py-value';
+import { PyFloat, type PyMap, type PyScalar, type PyValue } from '../py/value';
 
 export type Range = [start: number, end: number];
 export type PathSegment = string | number;

@@ -1,7 +1,7 @@
 // Hover text for a config: flag help with the snapshot it comes from, schema descriptions, scenario lengths.
 import type { CheckResult } from '../config/check';
 import { findFlag, knownFlagsFor, type SnapshotFlags } from '../config/known-flags';
-import { pyStr } from '../config/py-value';
+import { pyStr } from '../py/value';
 import { describePath } from '../config/schema-check';
 import type { DocNode, Range, YamlPath } from '../config/yaml-doc';
 import { isFrameworkKey } from '../frameworks/types';

@@ -4,7 +4,7 @@ import type { CheckResult, FrameworkPlan } from '../config/check';
 import { sourceLabel } from './snapshot-label';
 import { nodeAt, type DocNode, type Range } from '../config/yaml-doc';
 import { frameworkSpec } from '../frameworks';
-import { pyStr } from '../config/py-value';
+import { pyStr } from '../py/value';
 
 export interface LensInfo {
   range: Range;

@@ -1,7 +1,7 @@
 // Which --help snapshots apply to one document: its modeline, a plan's version_manifest, or the workspace setting.
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { isPyMap } from '../config/py-value';
-import type { PyValue } from '../config/py-value';
+import { isPyMap } from '../py/value';
+import type { PyValue } from '../py/value';
 import { FRAMEWORKS, type FrameworkKey } from '../frameworks/types';
 
 export type SnapshotSource =

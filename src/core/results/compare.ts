@@ -1,7 +1,7 @@
 // `autobench compare`'s two outputs, byte for byte as the playbook's compare script writes them
 // (CONTRACTS.md), with its deliberate differences: a framework-less row lands in its own table.
-import type { PyJson, PyObject } from './py-json';
-import { pyFormatFixed2, pyGet, pyStr, pyStrCompare as comparePy, pyTruthy } from './py-ops';
+import type { PyJson, PyObject } from '../py/json';
+import { pyFormatFixed2, pyGet, pyStr, pyStrCompare as comparePy, pyTruthy } from '../py/ops';
 import { bestByFrameworkAndScenario, rankedWins, rankRows, serverCommandOf, slaPassedAsWritten, sortByRankDesc, type Ranked } from './rank';
 
 /** The script's `_fmt`: None -> '', float -> '.2f', anything else -> str(). */

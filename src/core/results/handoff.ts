@@ -1,9 +1,9 @@
 // The profiler handoff: when SGLang does not win a scenario, name that scenario, its exact lengths
 // (or p50/p95 buckets for custom data) and the prefill `input → 1` / decode `1 → output` shapes to
 // profile. Never the generic 4090→1 / 1→2048 defaults: unknown lengths are said to be unknown.
-import type { PyObject } from './py-json';
+import type { PyObject } from '../py/json';
 import type { ManifestScenario } from './manifest';
-import { pyFloat, pyFormatFixed2, pyGet } from './py-ops';
+import { pyFloat, pyFormatFixed2, pyGet } from '../py/ops';
 import type { HandoffScenario, ProfileShape } from './report-model';
 
 /** Lengths a scenario's rows record: exact pair, or p50/p95 buckets. */

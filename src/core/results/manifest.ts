@@ -1,9 +1,9 @@
 // What a report knows about the run beyond the rows: a run plan or cookbook config (YAML or JSON),
 // optionally with run keys (run_id, output_dir, substitutions), read into one plain record.
 import { checkConfigText } from '../config/check';
-import { pyStr, toJson } from '../config/py-value';
+import { pyStr, toJson } from '../py/value';
 import { parseYaml } from '../config/yaml-doc';
-import type { PyJson } from './py-json';
+import type { PyJson } from '../py/json';
 import { limitsFrom, type SlaLimits } from './sla';
 
 export interface ManifestScenario {

@@ -1,7 +1,7 @@
 // The playbook's ranking, exactly (CONTRACTS.md): the rank key, winner candidates, the scenario
 // fallback and the best row per (framework, scenario), with Python's tuple and sort semantics.
-import type { PyJson, PyObject } from './py-json';
-import { pyBoolish, pyFloat, pyGet, pyStr, pyStrCompare, pyTruthy } from './py-ops';
+import type { PyJson, PyObject } from '../py/json';
+import { pyBoolish, pyFloat, pyGet, pyStr, pyStrCompare, pyTruthy } from '../py/ops';
 
 /** Where a value is missing, latency and GPU count rank as the worst possible value. */
 export const WORST = 1e30;

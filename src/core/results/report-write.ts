@@ -1,6 +1,6 @@
 // Writes the report model as Markdown and CSV. Pure text functions: the CLI and the summary panel
 // (in a webview or a plain browser) produce the same files from the same model.
-import { pyFloatRepr } from '../config/py-value';
+import { pyFloatRepr } from '../py/value';
 import { NEXT_STEP_TEXT } from './advice';
 import type { CandidateRow, ColumnDef, Fact, ReportModel } from './report-model';
 

@@ -6,8 +6,8 @@ import { adviseFor } from './advice';
 import { artifactSummary, fmtValue } from './compare';
 import { handoffSummary, handoffText, profileShapes, scenarioLengths } from './handoff';
 import type { RunManifest } from './manifest';
-import type { PyJson, PyObject } from './py-json';
-import { pyFloat, pyGet, pyStr, pyStrCompare, pyTruthy } from './py-ops';
+import type { PyJson, PyObject } from '../py/json';
+import { pyFloat, pyGet, pyStr, pyStrCompare, pyTruthy } from '../py/ops';
 import { rankKey, scenarioOf, frameworkOf, serverCommandOf, tupleGt, tupleLt, type RankKey } from './rank';
 import {
   REPORT_MODEL_VERSION,

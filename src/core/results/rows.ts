@@ -1,7 +1,7 @@
 // Result rows: the typed shape (the playbook's row plus ours), line-numbered JSONL reading exactly as
 // the playbook's compare script reads it, and schema validation with the line each problem is on.
 import { validateJson } from '../config/schema-check';
-import { isPyObject, parsePyJson, pyStrip, toPlainJson, type PyObject } from './py-json';
+import { isPyObject, parsePyJson, pyStrip, toPlainJson, type PyObject } from '../py/json';
 
 export type RowStatus = 'ok' | 'failed' | 'oom' | 'timeout' | 'skipped' | 'user_excluded' | 'unsupported';
 

@@ -1,7 +1,7 @@
 // Recomputes a row's SLA verdict from its metrics, keeping a reason per missed target
 // ("p50 TTFT 2140 ms > 2000 ms"), so a report never trusts a stale or hand-written `sla.passed`.
-import type { PyJson, PyObject } from './py-json';
-import { pyFloat, pyGet } from './py-ops';
+import type { PyJson, PyObject } from '../py/json';
+import { pyFloat, pyGet } from '../py/ops';
 import { isOk, slaPassedAsWritten } from './rank';
 
 /** Targets that can be applied; undefined means "not set" (it always passes). */

@@ -1,9 +1,9 @@
 // Python's operations on JSON values, exactly: format(x, '.2f'), str(), float(), bool(), truthiness,
 // string ordering by code point, and dotted lookups. The compare report's bytes depend on each.
-import { pyFloatRepr, pyStrRepr } from '../config/py-value';
+import { pyFloatRepr, pyStrRepr } from './value';
 
 export { pyStrRepr };
-import { isPySpace, type PyJson, type PyObject } from './py-json';
+import { isPySpace, type PyJson, type PyObject } from './json';
 
 const TEN = 10n;
 
