@@ -7,7 +7,7 @@ import { matchesAny } from '../../src/core/config/glob';
 import { knownFlagsFor, type SnapshotFlags } from '../../src/core/config/known-flags';
 import { parseYaml } from '../../src/core/config/yaml-doc';
 import { sourceLabel } from '../../src/core/editor/snapshot-label';
-import { snapshotSourceFor } from '../../src/core/editor/snapshot-source';
+import { snapshotSourceFor } from '../../src/core/config/snapshot-source';
 import { FRAMEWORKS } from '../../src/core/frameworks/types';
 import type { ServerSettings } from '../../src/shared/protocol';
 import { fileExists, type SnapshotCache } from './snapshot-cache';

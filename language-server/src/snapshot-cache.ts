@@ -1,9 +1,8 @@
 // Loads --help snapshots for documents and keeps them until a file they came from changes.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { SnapshotFlags } from '../../src/core/config/known-flags';
-import { loadSnapshotFiles, loadSnapshotFlags } from '../../src/core/config/snapshot-flags';
-import type { SnapshotSource } from '../../src/core/editor/snapshot-source';
+import { loadSnapshotSource, type SnapshotSource } from '../../src/core/config/snapshot-source';
 
 interface Entry {
   flags: SnapshotFlags | undefined;
@@ -25,25 +24,8 @@ export class SnapshotCache {
     const key = this.keyOf(src);
     let e = this.entries.get(key);
     if (e) return e;
-    if (src.kind === 'builtin') e = { flags: undefined, watched: [] };
-    else if (src.kind === 'dir') {
-      let isDir = false;
-      try {
-        isDir = statSync(src.dir).isDirectory();
-      } catch {
-        /* reported below */
-      }
-      if (!isDir) e = { flags: undefined, watched: [resolve(src.dir)], problem: `help folder ${src.dir} does not exist; using the built-in flag table` };
-      else {
-        const loaded = loadSnapshotFlags(src.dir);
-        e = { flags: loaded.flags, watched: [resolve(src.dir)] };
-      }
-    } else {
-      const loaded = loadSnapshotFiles(src.files);
-      const files = Object.values(src.files).flat();
-      e = { flags: loaded.flags, watched: files.map((f) => resolve(f)) };
-      if (loaded.unreadable.length) e.problem = `cannot read ${loaded.unreadable.join(', ')}`;
-    }
+    const loaded = loadSnapshotSource(src);
+    e = { flags: loaded.flags, watched: loaded.watched, ...(loaded.problem ? { problem: loaded.problem } : {}) };
     this.entries.set(key, e);
     return e;
   }

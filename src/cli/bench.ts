@@ -4,11 +4,14 @@ import { BACKENDS, apiFor, isBackend, type Backend } from '../client/backends';
 import type { GoodputSlo } from '../client/metrics';
 import { appendResult, resultJson } from '../client/output';
 import { ProgressBar } from '../client/progress-bar';
-import { runBenchmark, type BenchOptions } from '../client/run';
+import { runBenchmark } from '../client/run';
 import { formatSummary } from '../client/summary';
+import type { BenchOptions, BenchResult } from '../client/types';
 import { buildWorkload, isDatasetName } from '../core/workload/build';
-import { DATASET_DEFAULTS, DATASET_NAMES, type DatasetOptions } from '../core/workload/options';
+import type { RangeRatioConvention } from '../core/workload/lengths';
+import { DATASET_DEFAULTS, DATASET_NAMES, type DatasetName, type DatasetOptions } from '../core/workload/options';
 import { loadTokenizer, type TokenizerLike } from '../core/workload/tokenizer';
+import type { Workload } from '../core/workload/types';
 import { redactSecrets } from '../core/secrets';
 import { version } from '../../package.json';
 import type { CliIO } from './validate';
@@ -184,42 +187,35 @@ export async function runBench(argv: string[], io: CliIO, env: NodeJS.ProcessEnv
   }
 }
 
-async function bench(argv: string[], io: CliIO, env: NodeJS.ProcessEnv): Promise<number> {
+type OptionValues = Record<string, string | boolean | undefined>;
+type BenchDatasetOptions = Partial<DatasetOptions> & Pick<DatasetOptions, 'datasetName' | 'rangeRatioConvention'>;
+
+const strOpt = (values: OptionValues, name: string): string | undefined => values[name] as string | undefined;
+
+/** argv -> option values; the several-valued flags are gathered first, argparse-style. */
+function parseBenchArgs(argv: string[]): { values: OptionValues; multi: { goodput: string[]; headers: string[] } } {
   const multi = gatherMulti(argv);
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
   for (const o of VALUE_OPTS) options[o] = { type: 'string' };
   for (const o of BOOL_OPTS) options[o] = { type: 'boolean' };
   options.help = { type: 'boolean', short: 'h' };
-  let values: Record<string, string | boolean | undefined>;
+  let values: OptionValues;
   try {
-    ({ values } = parseArgs({ args: multi.rest, options, allowPositionals: false, strict: true }) as { values: Record<string, string | boolean | undefined> });
+    ({ values } = parseArgs({ args: multi.rest, options, allowPositionals: false, strict: true }) as { values: OptionValues });
   } catch (e) {
     throw new UsageError(`${(e as Error).message}\n\n${BENCH_HELP}`);
   }
-  if (values.help) {
-    io.out.write(`${BENCH_HELP}\n`);
-    return 0;
-  }
-  const str = (k: string): string | undefined => values[k] as string | undefined;
-  const backendName = str('backend') ?? 'sglang';
-  if (!isBackend(backendName)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}; got '${backendName}'`);
-  const backend: Backend = backendName;
-  const api = apiFor(backend);
-  const datasetName = str('dataset-name') ?? 'random';
-  if (!isDatasetName(datasetName)) throw new UsageError(`--dataset-name must be one of ${DATASET_NAMES.join(', ')}; got '${datasetName}'`);
-  const convention = str('range-ratio-convention') ?? 'sglang';
-  if (convention !== 'sglang' && convention !== 'vllm') throw new UsageError(`--range-ratio-convention must be sglang or vllm`);
-  const chatField = str('chat-max-tokens-field') ?? 'max_completion_tokens';
-  if (chatField !== 'max_completion_tokens' && chatField !== 'max_tokens') throw new UsageError('--chat-max-tokens-field must be max_completion_tokens or max_tokens');
-  const port = num(values, 'port', { int: true, min: 1 }) ?? api.defaultPort;
-  const baseUrl = (str('base-url') ?? `http://${str('host') ?? '127.0.0.1'}:${port}`).replace(/\/+$/, '');
+  return { values, multi };
+}
 
-  const d: Partial<DatasetOptions> & { datasetName: typeof datasetName } = { datasetName, rangeRatioConvention: convention, chatBackend: api.kind === 'chat' };
+/** The dataset flags, as the workload builder takes them (unset flags keep its defaults). */
+function datasetOptions(values: OptionValues, datasetName: DatasetName, convention: RangeRatioConvention, chatBackend: boolean): BenchDatasetOptions {
+  const d: BenchDatasetOptions = { datasetName, rangeRatioConvention: convention, chatBackend };
   const setNum = (key: keyof DatasetOptions, flag: string, o: { int?: boolean; min?: number } = {}): void => {
     const v = num(values, flag, o);
     if (v !== undefined) (d as Record<string, unknown>)[key] = v;
   };
-  const datasetPath = str('dataset-path');
+  const datasetPath = strOpt(values, 'dataset-path');
   if (datasetPath) d.datasetPath = datasetPath;
   setNum('numPrompts', 'num-prompts', { int: true });
   setNum('seed', 'seed', { int: true });
@@ -241,8 +237,117 @@ async function bench(argv: string[], io: CliIO, env: NodeJS.ProcessEnv): Promise
   if (values['gsp-ordered']) d.gspOrdered = true;
   if (values['gsp-send-routing-key']) d.gspSendRoutingKey = true;
   if (values['apply-chat-template']) d.applyChatTemplate = true;
-  const suffix = str('prompt-suffix');
+  const suffix = strOpt(values, 'prompt-suffix');
   if (suffix !== undefined) d.promptSuffix = suffix;
+  return d;
+}
+
+/** --tokenizer, else --model when it names a folder; prompts of exact lengths need one. */
+function benchTokenizer(values: OptionValues): TokenizerLike {
+  const tokenizerPath = strOpt(values, 'tokenizer') ?? strOpt(values, 'model');
+  let tokenizer: TokenizerLike | undefined;
+  if (tokenizerPath) {
+    try {
+      const chatTemplatePath = strOpt(values, 'chat-template');
+      tokenizer = loadTokenizer(tokenizerPath, chatTemplatePath ? { chatTemplatePath } : {});
+    } catch (e) {
+      if (strOpt(values, 'tokenizer')) throw new UsageError((e as Error).message);
+      // --model named a served model id, not a folder: fine when no tokenizer is needed.
+    }
+  }
+  if (!tokenizer) throw new UsageError('a tokenizer is needed to build prompts of exact token lengths: pass --tokenizer PATH (a tokenizer.json or the model folder)');
+  return tokenizer;
+}
+
+/** The client options that are only set when their flag is given. */
+function setOptionalBenchOptions(benchOpts: BenchOptions, values: OptionValues, traffic: Pick<BenchOptions, 'maxConcurrency' | 'extraRequestBody' | 'goodput'>): void {
+  const model = strOpt(values, 'model');
+  if (model) benchOpts.model = model;
+  const served = strOpt(values, 'served-model-name');
+  if (served) benchOpts.servedModelName = served;
+  if (traffic.maxConcurrency !== undefined) benchOpts.maxConcurrency = traffic.maxConcurrency;
+  if (traffic.extraRequestBody) benchOpts.extraRequestBody = traffic.extraRequestBody;
+  if (traffic.goodput) benchOpts.goodput = traffic.goodput;
+  const temperature = num(values, 'temperature', { min: 0 });
+  if (temperature !== undefined) benchOpts.temperature = temperature;
+  const topP = num(values, 'top-p', { min: 0 });
+  if (topP !== undefined) benchOpts.topP = topP;
+  const timeout = num(values, 'request-timeout', { min: 0 });
+  if (timeout !== undefined && timeout > 0) benchOpts.requestTimeoutS = timeout;
+  const ready = num(values, 'ready-check-timeout-sec', { min: 0 });
+  if (ready !== undefined) benchOpts.readyCheckTimeoutS = ready;
+}
+
+/** Runs the benchmark with a progress bar (when wanted) and Ctrl-C cancelling it cleanly. */
+async function runWithProgress(workload: Workload, benchOpts: BenchOptions, io: CliIO, disableBar: boolean): Promise<BenchResult> {
+  const bar = ProgressBar.wanted(io.err, disableBar) ? new ProgressBar(io.err) : undefined;
+  const abort = new AbortController();
+  const onSigint = (): void => abort.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    return await runBenchmark(workload, benchOpts, { signal: abort.signal, ...(bar ? { onEvent: (e) => bar.onEvent(e) } : {}) });
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    bar?.done();
+  }
+}
+
+interface ResultLineInput {
+  workload: Workload;
+  dataset: BenchDatasetOptions;
+  seed: number;
+  warmupRequests: number;
+  values: OptionValues;
+  argv: string[];
+}
+
+/** Appends the run's JSON line to --output-file, described with the dataset flags as SGLang names them. */
+function writeResultLine(outFile: string, result: BenchResult, input: ResultLineInput): void {
+  const { workload, dataset: d, seed, warmupRequests, values, argv } = input;
+  const tag = strOpt(values, 'tag');
+  const line = resultJson(
+    result,
+    {
+      ...(tag !== undefined ? { tag } : {}),
+      datasetName: d.datasetName,
+      ...(d.datasetPath ? { datasetPath: d.datasetPath } : {}),
+      numPrompts: workload.rows.length,
+      seed,
+      randomInputLen: d.randomInputLen ?? DATASET_DEFAULTS.randomInputLen,
+      randomOutputLen: d.randomOutputLen ?? DATASET_DEFAULTS.randomOutputLen,
+      randomRangeRatio: d.randomRangeRatio ?? DATASET_DEFAULTS.randomRangeRatio,
+      rangeRatioConvention: d.rangeRatioConvention,
+      ...(d.sharegptOutputLen !== undefined ? { sharegptOutputLen: d.sharegptOutputLen } : {}),
+      warmupRequests,
+      promptLenCheck: workload.promptLenCheck,
+      clientVersion: version,
+      command: redactSecrets(['autobench', 'bench', ...argv].join(' ')),
+    },
+    { details: Boolean(values['output-details']) },
+  );
+  appendResult(outFile, line);
+}
+
+async function bench(argv: string[], io: CliIO, env: NodeJS.ProcessEnv): Promise<number> {
+  const { values, multi } = parseBenchArgs(argv);
+  if (values.help) {
+    io.out.write(`${BENCH_HELP}\n`);
+    return 0;
+  }
+  const str = (k: string): string | undefined => strOpt(values, k);
+  const backendName = str('backend') ?? 'sglang';
+  if (!isBackend(backendName)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}; got '${backendName}'`);
+  const backend: Backend = backendName;
+  const api = apiFor(backend);
+  const datasetName = str('dataset-name') ?? 'random';
+  if (!isDatasetName(datasetName)) throw new UsageError(`--dataset-name must be one of ${DATASET_NAMES.join(', ')}; got '${datasetName}'`);
+  const convention = str('range-ratio-convention') ?? 'sglang';
+  if (convention !== 'sglang' && convention !== 'vllm') throw new UsageError(`--range-ratio-convention must be sglang or vllm`);
+  const chatField = str('chat-max-tokens-field') ?? 'max_completion_tokens';
+  if (chatField !== 'max_completion_tokens' && chatField !== 'max_tokens') throw new UsageError('--chat-max-tokens-field must be max_completion_tokens or max_tokens');
+  const port = num(values, 'port', { int: true, min: 1 }) ?? api.defaultPort;
+  const baseUrl = (str('base-url') ?? `http://${str('host') ?? '127.0.0.1'}:${port}`).replace(/\/+$/, '');
+  const d = datasetOptions(values, datasetName, convention, api.kind === 'chat');
 
   const goodput = parseGoodput(multi.goodput);
   const extra = jsonObject('extra-request-body', str('extra-request-body'));
@@ -253,19 +358,7 @@ async function bench(argv: string[], io: CliIO, env: NodeJS.ProcessEnv): Promise
   if (!(burstiness > 0)) throw new UsageError('--burstiness must be > 0');
   const warmupRequests = num(values, 'warmup-requests', { int: true, min: 0 }) ?? 1;
   const seed = d.seed ?? DATASET_DEFAULTS.seed;
-
-  const tokenizerPath = str('tokenizer') ?? str('model');
-  let tokenizer: TokenizerLike | undefined;
-  if (tokenizerPath) {
-    try {
-      const chatTemplatePath = str('chat-template');
-      tokenizer = loadTokenizer(tokenizerPath, chatTemplatePath ? { chatTemplatePath } : {});
-    } catch (e) {
-      if (str('tokenizer')) throw new UsageError((e as Error).message);
-      // --model named a served model id, not a folder: fine when no tokenizer is needed.
-    }
-  }
-  if (!tokenizer) throw new UsageError('a tokenizer is needed to build prompts of exact token lengths: pass --tokenizer PATH (a tokenizer.json or the model folder)');
+  const tokenizer = benchTokenizer(values);
 
   let workload;
   try {
@@ -294,64 +387,17 @@ async function bench(argv: string[], io: CliIO, env: NodeJS.ProcessEnv): Promise
     tokenizer,
     keepTexts: Boolean(values['output-details']),
   };
-  const model = str('model');
-  if (model) benchOpts.model = model;
-  const served = str('served-model-name');
-  if (served) benchOpts.servedModelName = served;
-  if (maxConcurrency !== undefined) benchOpts.maxConcurrency = maxConcurrency;
-  if (extra) benchOpts.extraRequestBody = extra;
-  if (goodput) benchOpts.goodput = goodput;
-  const temperature = num(values, 'temperature', { min: 0 });
-  if (temperature !== undefined) benchOpts.temperature = temperature;
-  const topP = num(values, 'top-p', { min: 0 });
-  if (topP !== undefined) benchOpts.topP = topP;
-  const timeout = num(values, 'request-timeout', { min: 0 });
-  if (timeout !== undefined && timeout > 0) benchOpts.requestTimeoutS = timeout;
-  const ready = num(values, 'ready-check-timeout-sec', { min: 0 });
-  if (ready !== undefined) benchOpts.readyCheckTimeoutS = ready;
+  setOptionalBenchOptions(benchOpts, values, { maxConcurrency, extraRequestBody: extra, goodput });
 
   const rateText = workload.timed ? 'trace' : Number.isFinite(requestRate) ? `${requestRate} req/s (${burstiness === 1 ? 'Poisson' : `gamma, burstiness ${burstiness}`})` : 'inf';
   io.err.write(`${workload.rows.length} requests (${workload.name}); request rate ${rateText}; max concurrency ${maxConcurrency ?? 'not set'}; ${baseUrl}${api.path}\n`);
   for (const n of workload.notes) io.err.write(`  ${n}\n`);
 
-  const bar = ProgressBar.wanted(io.err, Boolean(values['disable-tqdm'])) ? new ProgressBar(io.err) : undefined;
-  const abort = new AbortController();
-  const onSigint = (): void => abort.abort();
-  process.once('SIGINT', onSigint);
-  let result;
-  try {
-    result = await runBenchmark(workload, benchOpts, { signal: abort.signal, ...(bar ? { onEvent: (e) => bar.onEvent(e) } : {}) });
-  } finally {
-    process.removeListener('SIGINT', onSigint);
-    bar?.done();
-  }
+  const result = await runWithProgress(workload, benchOpts, io, Boolean(values['disable-tqdm']));
   io.out.write(`\n${formatSummary(result)}\n`);
   for (const n of result.notes.slice(workload.notes.length)) io.err.write(`note: ${n}\n`);
   if (result.aborted) io.err.write('note: the run was interrupted; the metrics cover the requests that finished\n');
   const outFile = str('output-file');
-  const tag = str('tag');
-  if (outFile) {
-    const line = resultJson(
-      result,
-      {
-        ...(tag !== undefined ? { tag } : {}),
-        datasetName,
-        ...(datasetPath ? { datasetPath } : {}),
-        numPrompts: workload.rows.length,
-        seed,
-        randomInputLen: d.randomInputLen ?? DATASET_DEFAULTS.randomInputLen,
-        randomOutputLen: d.randomOutputLen ?? DATASET_DEFAULTS.randomOutputLen,
-        randomRangeRatio: d.randomRangeRatio ?? DATASET_DEFAULTS.randomRangeRatio,
-        rangeRatioConvention: convention,
-        ...(d.sharegptOutputLen !== undefined ? { sharegptOutputLen: d.sharegptOutputLen } : {}),
-        warmupRequests,
-        promptLenCheck: workload.promptLenCheck,
-        clientVersion: version,
-        command: redactSecrets(['autobench', 'bench', ...argv].join(' ')),
-      },
-      { details: Boolean(values['output-details']) },
-    );
-    appendResult(outFile, line);
-  }
+  if (outFile) writeResultLine(outFile, result, { workload, dataset: d, seed, warmupRequests, values, argv });
   return 0;
 }

@@ -1,13 +1,14 @@
 // `autobench report ROWS.jsonl`: the full report (workload, SLA, versions, winners' commands, reasons,
 // caveats, profiler handoff) as Markdown, CSV and a self-contained HTML summary panel.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseManifest, type RunManifest } from '../core/results/manifest';
 import { buildReport } from '../core/results/report';
 import { renderReportCsv, renderReportMarkdown } from '../core/results/report-write';
 import { readRows, validateRows } from '../core/results/rows';
 import { createNonce } from '../webview/nonce';
 import { standaloneReportHtml, type InlineAssets } from '../webview/panel-html';
+import { findPanelAssets } from '../webview/report-page';
 import { styleFor } from './colors';
 import { pythonPathStr } from './compare';
 import { parseCommand } from './args';
@@ -39,15 +40,11 @@ With no --md/--csv/--html the Markdown goes to stdout.
 
 exit status: 0 written, 1 a row or file could not be read, 2 bad arguments`;
 
-/** dist/webview/summary.{js,css}: beside the bundled CLI, or built from a source checkout. */
+/** The built panel bundle, or a clear error when it is missing. */
 export function loadPanelAssets(): InlineAssets {
-  const dirs = [join(__dirname, 'webview'), join(__dirname, '..', '..', 'dist', 'webview')];
-  for (const d of dirs) {
-    const js = join(d, 'summary.js');
-    const css = join(d, 'summary.css');
-    if (existsSync(js) && existsSync(css)) return { script: readFileSync(js, 'utf8'), style: readFileSync(css, 'utf8') };
-  }
-  throw new UsageError('the summary panel bundle (dist/webview/summary.js) is missing; run npm run build', 1);
+  const assets = findPanelAssets();
+  if (!assets) throw new UsageError('the summary panel bundle (dist/webview/summary.js) is missing; run npm run build', 1);
+  return assets;
 }
 
 function readText(path: string, what: string): string {

@@ -1,7 +1,8 @@
 // `autobench run PLAN`: the whole search on a target (sim, local, ssh:HOST), with progress on a TTY, a final summary table and the report's paths.
 import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { runPlan, loadPlan, PlanError, RunDirInUseError, type RunEvent, type RunOptions, type RunResult, type Tier } from '../runner';
+import { planOf, runPlan, PlanError, RunDirInUseError, type RunEvent, type RunOptions, type RunResult, type Tier } from '../runner';
+import { reportPage } from '../webview/report-page';
 import { styleFor } from './colors';
 import { parseCommand } from './args';
 import { UsageError } from './errors';
@@ -232,27 +233,11 @@ export async function runRun(argv: string[], io: CliIO): Promise<number> {
   const health = positiveNumber('health-timeout', values['health-timeout']);
   const errStyle = styleFor(io.err);
 
-  let outDir = values.out;
-  let resume = Boolean(values.resume);
-  try {
-    if (outDir === undefined) {
-      const { plan } = loadPlan({ planText, planPath, ...(values['help-dir'] ? { helpDir: values['help-dir'] } : {}), ...(tier ? { tier } : {}), ...(frameworks ? { frameworks } : {}) });
-      if (plan.outputDir) {
-        outDir = plan.outputDir;
-        resume ||= plan.resume;
-      } else outDir = defaultOutDir(planPath);
-    }
-  } catch (e) {
-    if (e instanceof PlanError) return planFailed(io, planPath, e);
-    throw e;
-  }
-
-  const opts: RunOptions = {
+  const base: RunOptions = {
     planText,
     planPath,
     target,
-    outDir,
-    resume,
+    outDir: values.out ?? '',
     ...(tier ? { tier } : {}),
     ...(frameworks ? { frameworks } : {}),
     ...(simSpeed ? { simSpeed } : {}),
@@ -261,7 +246,18 @@ export async function runRun(argv: string[], io: CliIO): Promise<number> {
     ...(values.tokenizer ? { tokenizer: values.tokenizer } : {}),
     ...(gpus ? { gpus } : {}),
     ...(health ? { healthTimeoutS: health } : {}),
+    renderHtml: reportPage,
   };
+  let opts: RunOptions;
+  try {
+    // Read once: the run directory may come from the plan, and the run reuses this plan.
+    const plan = planOf(base);
+    const fromPlan = values.out === undefined ? plan.target.outputDir : undefined;
+    opts = { ...base, plan, outDir: values.out ?? fromPlan ?? defaultOutDir(planPath), resume: Boolean(values.resume) || (fromPlan !== undefined && plan.target.resume) };
+  } catch (e) {
+    if (e instanceof PlanError) return planFailed(io, planPath, e);
+    throw e;
+  }
   const progress = new Progress(io, Boolean(values.quiet));
   const abort = new AbortController();
   let interrupts = 0;

@@ -1,5 +1,6 @@
 // Public surface of the load client, for the CLI and the runner.
-export { runBenchmark, type BenchEvent, type BenchHooks, type BenchOptions, type BenchPhase, type BenchProgress, type BenchResult, type ClientStats } from './run';
+export { runBenchmark } from './run';
+export type { BenchEvent, BenchHooks, BenchOptions, BenchPhase, BenchProgress, BenchResult, ClientStats } from './types';
 export { BACKENDS, apiFor, buildBody, isBackend, type ApiKind, type Backend } from './backends';
 export { computeMetrics, isGood, tpotOf, type BenchMetrics, type GoodputSlo, type LatencyStats } from './metrics';
 export type { ErrorKind, OutputTokensSource, RequestRecord } from './record';

@@ -2,7 +2,7 @@
 import { appendFileSync } from 'node:fs';
 import { lengthDistribution } from '../core/workload/stats';
 import type { LatencyStats } from './metrics';
-import type { BenchResult } from './run';
+import type { BenchResult } from './types';
 
 export interface RunDescription {
   tag?: string;

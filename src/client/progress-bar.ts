@@ -1,5 +1,5 @@
 // A one-line progress bar for a TTY (stderr), fed by the run's progress events; silent elsewhere.
-import type { BenchEvent } from './run';
+import type { BenchEvent } from './types';
 
 export class ProgressBar {
   private shown = false;

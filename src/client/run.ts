@@ -1,124 +1,17 @@
 // The library entry point: runs one benchmark (readiness, warmup, cache flush, timed arrivals under a concurrency cap) and returns records and metrics.
 import { Pool } from 'undici';
-import { lengthsByScenario, subSeed, type ScenarioLengths } from '../core/workload/build';
+import { lengthsByScenario, subSeed } from '../core/workload/build';
 import type { TokenizerLike } from '../core/workload/tokenizer';
 import type { Workload, WorkloadRow } from '../core/workload/types';
 import { arrivalSchedule } from './arrivals';
-import { apiFor, type Backend, type BodyOptions } from './backends';
+import { apiFor, type BodyOptions } from './backends';
 import { flushCache, preconnect, serverInfo, waitReady } from './control';
 import { measure, type RunContext } from './measure';
-import { computeMetrics, type BenchMetrics, type GoodputSlo } from './metrics';
+import { computeMetrics } from './metrics';
 import type { RequestRecord } from './record';
-
-export interface BenchOptions {
-  backend: Backend;
-  /** http://host:port[/prefix] */
-  baseUrl: string;
-  /** Model id; asked from GET /v1/models when absent. */
-  model?: string;
-  /** The model name sent in request bodies (default: model). */
-  servedModelName?: string;
-  /** Sent with every request (Authorization, --header K=V). */
-  headers?: Record<string, string>;
-  stream?: boolean;
-  ignoreEos?: boolean;
-  temperature?: number;
-  topP?: number;
-  extraRequestBody?: Record<string, unknown>;
-  /** Ask for the usage chunk (default true). */
-  includeUsage?: boolean;
-  /** Ask for usage on every chunk so multi-token chunks give per-token ITL (vLLM's continuous_usage_stats). */
-  continuousUsageStats?: boolean;
-  tokenizePrompt?: boolean;
-  chatMaxTokensField?: 'max_completion_tokens' | 'max_tokens';
-  /** Requests per second; Infinity (default) sends all at once. */
-  requestRate?: number;
-  burstiness?: number;
-  maxConcurrency?: number;
-  /** Default 1. Each repeats the first row with at most 32 output tokens; excluded from metrics. */
-  warmupRequests?: number;
-  seed?: number;
-  flushCache?: boolean;
-  /** Per request, from send to last byte (default 6 h, as SGLang). */
-  requestTimeoutS?: number;
-  /** Wait this long for GET /v1/models (default 60; 0: one try). */
-  readyCheckTimeoutS?: number;
-  goodput?: GoodputSlo;
-  /** Counts output tokens when the server reports none (after the run, never while measuring). */
-  tokenizer?: TokenizerLike;
-  /** Keep generated texts in the records (output details, multi-turn needs them anyway). */
-  keepTexts?: boolean;
-  /** Interval of 'progress' events (default 500 ms). */
-  progressIntervalMs?: number;
-  /** Open the connections the run will need before it starts (default true): up to the concurrency cap, or every request (at most 1024) at rate inf. */
-  preconnect?: boolean;
-}
-
-export type BenchPhase = 'ready-check' | 'warmup' | 'flush-cache' | 'measure' | 'finish';
-
-export interface BenchProgress {
-  type: 'progress';
-  elapsedS: number;
-  total: number;
-  started: number;
-  completed: number;
-  failed: number;
-  inFlight: number;
-  outputTokens: number;
-  /** Over the last interval. */
-  requestsPerS: number;
-  outputTokensPerS: number;
-  /** Medians over requests finished in the last interval (null when none). */
-  ttftMsP50: number | null;
-  tpotMsP50: number | null;
-}
-
-export type BenchEvent =
-  | { type: 'phase'; phase: BenchPhase; detail?: string }
-  | BenchProgress
-  /** After each measured request; runs on the measuring loop, so handlers must be cheap. */
-  | { type: 'request'; record: RequestRecord };
-
-export interface BenchHooks {
-  onEvent?: (e: BenchEvent) => void;
-  signal?: AbortSignal;
-}
-
-export interface ClientStats {
-  /** Client process CPU over the measured window, % of one core. */
-  cpuPercent: number;
-  maxRssMb: number;
-  eventLoopDelayMeanMs: number;
-  eventLoopDelayP99Ms: number;
-  eventLoopDelayMaxMs: number;
-}
-
-export interface BenchResult {
-  backend: Backend;
-  baseUrl: string;
-  endpoint: string;
-  model: string;
-  startedAt: Date;
-  /** performance.now() of this process at the measured run's t = 0 (records' times are relative to it). */
-  startPerfMs: number;
-  records: RequestRecord[];
-  warmup: RequestRecord[];
-  metrics: BenchMetrics;
-  requestRate: number;
-  burstiness: number;
-  maxConcurrency: number | null;
-  flushCache: string;
-  serverInfo: unknown;
-  client: ClientStats;
-  aborted: boolean;
-  workloadName: string;
-  notes: string[];
-  /** Dataset lengths per scenario (requested), and measured (prompt as counted, output as generated). */
-  lengths: { requested: ScenarioLengths[]; measured: ScenarioLengths[] };
-}
+import type { BenchHooks, BenchOptions, BenchResult } from './types';
 
 const WARMUP_OUTPUT_CAP = 32;
-
 
 function originAndPath(baseUrl: string): { origin: string; basePath: string } {
   let u: URL;

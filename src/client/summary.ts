@@ -1,7 +1,7 @@
 // The SGLang-style result table printed after a run (same banner, labels and widths), with our extra rows after SGLang's.
 import type { LatencyStats } from './metrics';
 import { retokenized } from './output';
-import type { BenchResult } from './run';
+import type { BenchResult } from './types';
 
 const WIDTH = 50;
 

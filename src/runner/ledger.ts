@@ -1,12 +1,13 @@
 // What a run directory already holds, by trial key: a resumed run asks here before it measures, and replays rate searches from the recorded verdicts.
 import { readFileSync } from 'node:fs';
-import type { Scenario } from '../core/config/playbook-rules';
+import type { Candidate } from '../core/candidates/candidate';
+import type { Scenario } from '../core/config/model';
+import type { RunPlan } from '../core/plan/types';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import { groupAlive, terminateGroup } from '../exec/process-group';
 import { candidateKey, trialKey } from './artifacts';
-import type { LiveRecord } from './manifest';
-import type { PlannedCandidate, RunPlan } from './plan';
+import type { LiveRecord } from './run-manifest';
 import { newSearch, nextRate, recordRound } from './rate-search';
 import type { RowTrial } from './rows';
 
@@ -29,7 +30,7 @@ export class Ledger {
   }
 
   /** A finished row for this key whose command is still the candidate's (a changed plan measures again). */
-  finished(key: string, cand: PlannedCandidate | undefined): ResultRow | undefined {
+  finished(key: string, cand: Candidate | undefined): ResultRow | undefined {
     const r = this.done.get(key);
     if (!r) return undefined;
     if (cand && r.server_command !== this.scrub(cand.command)) return undefined;
@@ -37,7 +38,7 @@ export class Ledger {
   }
 
   /** How a candidate went in an earlier run: 'ok', a launch failure, 'skip', or undefined when it still has work. */
-  outcome(fw: FrameworkKey, cand: PlannedCandidate): RowStatus | 'ok' | 'skip' | undefined {
+  outcome(fw: FrameworkKey, cand: Candidate): RowStatus | 'ok' | 'skip' | undefined {
     if (!this.candidateDone(fw, cand)) return undefined;
     for (const sc of this.plan.scenarios) {
       const r = this.finished(candidateKey(fw, cand.id, sc.name), cand);
@@ -49,11 +50,11 @@ export class Ledger {
   }
 
   /** True when every trial of the candidate (or a row speaking for it) is already recorded. */
-  candidateDone(fw: FrameworkKey, cand: PlannedCandidate): boolean {
+  candidateDone(fw: FrameworkKey, cand: Candidate): boolean {
     return this.plan.scenarios.every((sc) => this.scenarioDone(fw, cand, sc));
   }
 
-  scenarioDone(fw: FrameworkKey, cand: PlannedCandidate, sc: Scenario): boolean {
+  scenarioDone(fw: FrameworkKey, cand: Candidate, sc: Scenario): boolean {
     if (this.finished(candidateKey(fw, cand.id, sc.name), cand)) return true;
     const b = this.plan.bench;
     for (const p of b.fixed) if (!this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'fixed', rate: p.rate, concurrency: p.concurrency, round: 0 }), cand)) return false;

@@ -1,14 +1,14 @@
 // Preflight: the target's --help texts and versions captured and every candidate checked against them, the GPUs checked free, and a smoke server.
 import { runBenchmark, type Backend } from '../client';
-import { checkConfigText } from '../core/config/check';
-import type { SnapshotFlags } from '../core/config/known-flags';
+import { checkParsedConfig } from '../core/config/check';
 import { loadSnapshotFiles } from '../core/config/snapshot-flags';
 import { shlexSplit } from '../core/candidates/shell';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { Workload } from '../core/workload/types';
 import type { Executor } from '../exec';
 import type { RunDir } from './artifacts';
-import { skipForUnknown, unknownFlags, type PlannedFramework } from './plan';
+import { skipForUnknown, unknownFlags } from '../core/plan/frameworks';
+import type { PlanFramework, RunPlan } from '../core/plan/types';
 import type { LiveServer } from './server';
 
 /** File names the snapshot discovery recognises (validate --help-dir reads the same folder). */
@@ -79,20 +79,16 @@ export async function captureVersion(ex: Executor, fw: FrameworkKey, serverComma
   return { command: undefined, version: undefined };
 }
 
-/** Re-checks the plan against the captured help: candidates using a flag the CLI lacks are skipped. Returns how many. */
-export function validateAgainstHelp(planText: string, base: SnapshotFlags, fw: FrameworkKey, helpFile: string, entry: PlannedFramework): { skipped: number; label: string } {
-  const loaded = loadSnapshotFiles({ [fw]: [helpFile] });
-  const captured = loaded.flags[fw];
+/** Re-judges a framework's candidates against the captured help (the parsed plan re-checked, not re-read): a flag the CLI lacks skips its candidates. */
+export function recheckAgainstHelp(plan: RunPlan, entry: PlanFramework, helpFile: string): { skipped: number; label: string } {
+  const fw = entry.framework;
+  const captured = loadSnapshotFiles({ [fw]: [helpFile] }).flags[fw];
   if (!captured) return { skipped: 0, label: 'unreadable capture' };
-  const check = checkConfigText(planText, { kind: 'auto', snapshots: { ...base, [fw]: captured } });
+  const check = checkParsedConfig(plan.source.parsed, { kind: 'auto', snapshots: { ...plan.snapshots.flags, [fw]: captured } });
   // The exact CLI decides: a flag the built-in table lacks but the capture lists is fine after all.
-  for (const c of entry.candidates) {
-    if (c.skipKind !== 'unknown-flag') continue;
-    delete c.skip;
-    delete c.skipKind;
-  }
+  for (const c of entry.candidates) if (c.skip?.kind === 'unknown-flag') delete c.skip;
   skipForUnknown(entry.candidates, unknownFlags(check, fw), `the captured ${helpFile.split('/').pop() ?? helpFile}`);
-  return { skipped: entry.candidates.filter((c) => c.skipKind === 'unknown-flag').length, label: captured.label };
+  return { skipped: entry.candidates.filter((c) => c.skip?.kind === 'unknown-flag').length, label: captured.label };
 }
 
 export interface GpuInfo {

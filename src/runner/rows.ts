@@ -4,11 +4,14 @@ import type { LatencyStats } from '../client';
 import type { BenchMetrics } from '../client';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { frameworkSpec } from '../core/frameworks';
-import { parsePyJson, type PyObject } from '../core/py/json';
+import { candidateFlagsJson, type Candidate } from '../core/candidates/candidate';
+import type { Scenario } from '../core/config/model';
+import type { RunPlan } from '../core/plan/types';
+import { fromPlainJson, type PyObject } from '../core/py/json';
+import { pyNumber } from '../core/py/value';
 import type { ResultRow, RowStatus } from '../core/results/rows';
-import { evaluateSla, type SlaLimits, type SlaVerdict } from '../core/results/sla';
-import type { PlannedCandidate, RunPlan } from './plan';
-import type { Scenario } from '../core/config/playbook-rules';
+import { evaluateSla, type SlaVerdict } from '../core/results/sla';
+import { rowSlaBlock, type SlaReading } from '../core/sla/limits';
 
 /** What every row of a run shares. */
 export interface RowContext {
@@ -44,14 +47,14 @@ function rowTrial(t: TrialInfo): RowTrial {
   return { rate: t.rate, concurrency: t.concurrency, round: t.round, mode: t.mode, key: t.key, ...(t.phase ? { phase: t.phase } : {}) };
 }
 
-function gpuCount(ctx: RowContext, cand: PlannedCandidate | undefined): number | null {
+function gpuCount(ctx: RowContext, cand: Candidate | undefined): number | null {
   if (ctx.plan.hardware.gpuCount !== undefined) return ctx.plan.hardware.gpuCount;
   if (!cand) return null;
   // No hardware.gpu_count: what the candidate's parallel sizes ask for.
   const keys = frameworkSpec(cand.framework).parallelKeys;
   const size = (names: string[]) => {
     for (const n of names) {
-      const v = cand.flags[n];
+      const v = pyNumber(cand.flags.get(n));
       if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
     }
     return 1;
@@ -59,7 +62,7 @@ function gpuCount(ctx: RowContext, cand: PlannedCandidate | undefined): number |
   return size(keys.tp) * size(keys.pp);
 }
 
-function baseRow(ctx: RowContext, fw: FrameworkKey, cand: PlannedCandidate | undefined, scenario: Scenario, trial: TrialInfo, status: RowStatus): ResultRow {
+function baseRow(ctx: RowContext, fw: FrameworkKey, cand: Candidate | undefined, scenario: Scenario, trial: TrialInfo, status: RowStatus): ResultRow {
   const row: ResultRow = {
     run_id: ctx.runId,
     framework: fw,
@@ -86,7 +89,7 @@ function baseRow(ctx: RowContext, fw: FrameworkKey, cand: PlannedCandidate | und
       max_concurrency: trial.concurrency,
       endpoint: ctx.plan.bench.endpoint,
     },
-    ...(cand ? { server_command: cand.command, server_flags: cand.flags } : {}),
+    ...(cand ? { server_command: cand.command, server_flags: candidateFlagsJson(cand) } : {}),
     simulated: ctx.simulated,
     smoke: false,
     trial: rowTrial(trial),
@@ -97,18 +100,12 @@ function baseRow(ctx: RowContext, fw: FrameworkKey, cand: PlannedCandidate | und
 }
 
 /** A row for a candidate that did not produce a measurement (launch failure, skip, early stop, crash). */
-export function candidateRow(ctx: RowContext, fw: FrameworkKey, cand: PlannedCandidate | undefined, scenario: Scenario, key: string, status: RowStatus, reason: string, phase: TrialInfo['phase'], serverLog?: string): ResultRow {
+export function candidateRow(ctx: RowContext, fw: FrameworkKey, cand: Candidate | undefined, scenario: Scenario, key: string, status: RowStatus, reason: string, phase: TrialInfo['phase'], serverLog?: string): ResultRow {
   const row = baseRow(ctx, fw, cand, scenario, { key, mode: 'candidate', rate: null, concurrency: null, round: 0, phase }, status);
   row.failure_reason = reason;
-  row.sla = { ...slaBlock(ctx.plan.sla), passed: false, reasons: [`status ${status}: not measured`] };
+  row.sla = { ...rowSlaBlock(ctx.plan.sla?.limits ?? {}), passed: false, reasons: [`status ${status}: not measured`] };
   if (serverLog) row.artifacts = { server_log: serverLog };
   return row;
-}
-
-function slaBlock(sla: SlaLimits): NonNullable<ResultRow['sla']> {
-  const out: NonNullable<ResultRow['sla']> = {};
-  for (const k of ['max_p50_ttft_ms', 'max_p50_tpot_ms', 'max_p50_e2e_ms', 'min_success_rate'] as const) if (sla[k] !== undefined) out[k] = sla[k];
-  return out;
 }
 
 /** Times scale up and rates down by the simulator's speed, so sim rows read in the modelled GPU's time. */
@@ -157,7 +154,7 @@ export function metricsBlock(m: BenchMetrics, speed: number): Record<string, num
 
 export interface MeasuredRowInput {
   fw: FrameworkKey;
-  cand: PlannedCandidate;
+  cand: Candidate;
   scenario: Scenario;
   trial: TrialInfo;
   status: RowStatus;
@@ -188,13 +185,11 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   row.validated_cli_flags = { server: i.cand.usedKeys };
   if (i.transport) Object.assign(row, { transport: i.transport });
   const verdict = judge(row, ctx.plan.sla);
-  row.sla = { ...slaBlock(ctx.plan.sla), passed: verdict.passed, reasons: verdict.reasons };
+  row.sla = { ...rowSlaBlock(ctx.plan.sla?.limits ?? {}), passed: verdict.passed, reasons: verdict.reasons };
   return { row, verdict };
 }
 
-/** The results module's SLA verdict for a plain row. */
-export function judge(row: ResultRow, sla: SlaLimits): SlaVerdict {
-  const parsed = parsePyJson(JSON.stringify(row));
-  const obj = (parsed.ok ? parsed.value : new Map()) as PyObject;
-  return evaluateSla(obj, { limits: sla, deprecated: [] });
+/** The results module's SLA verdict for a row the runner just built (the same judge the report uses). */
+export function judge(row: ResultRow, sla: SlaReading | undefined): SlaVerdict {
+  return evaluateSla(fromPlainJson(row) as PyObject, { limits: sla?.limits ?? {}, deprecated: [] });
 }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { RunDir } from './artifacts';
 import { captureHelp, captureVersion } from './preflight';
-import { loadPlan } from './load';
+import { planOf } from './run';
 import { openTarget, secretSourceOf } from './target';
 import type { RunOptions } from './types';
 
@@ -24,7 +24,7 @@ export type CaptureOptions = Pick<RunOptions, 'planText' | 'planPath' | 'target'
 
 /** Every framework the plan does not leave out, with the plan's own server command. Throws PlanError like runPlan. */
 export async function captureHelpSnapshots(o: CaptureOptions): Promise<CapturedHelp[]> {
-  const { plan } = loadPlan({ planText: o.planText, planPath: o.planPath, ...(o.frameworks ? { frameworks: o.frameworks } : {}) });
+  const plan = planOf({ ...o, outDir: o.dir });
   const runOpts: RunOptions = { ...o, outDir: o.dir };
   const target = await openTarget(runOpts, secretSourceOf(runOpts));
   const dir = new RunDir(resolve(o.dir));

@@ -1,15 +1,26 @@
 // The runner's public shapes: what runPlan takes, the typed progress events it emits, and what it returns.
+import type { ParsedYaml } from '../core/config/yaml-doc';
+import type { RunPlan, Tier } from '../core/plan/types';
 import type { ReportModel } from '../core/results/report-model';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { ContainerTargetOptions, HostKeyPrompt, SecretSource, SshExecutorOptions } from '../exec';
 
-export type Tier = 1 | 2 | 3;
+export type { Tier } from '../core/plan/types';
+export { PlanError } from '../core/plan/types';
 
 export interface RunOptions {
   /** The plan or cookbook config as text, and where it came from (relative help paths resolve against its folder). */
   planText: string;
   planPath: string;
+  /** The plan already read from planText (the CLI reads it once to find the run directory); else it is read here. */
+  plan?: RunPlan;
+  /** The YAML reader (tests inject one to count how often a run parses its plan). */
+  planReader?: (text: string) => ParsedYaml;
+  /** The editor's snapshot folder setting: used when the plan names no snapshots (modeline, version_manifest). */
+  settingHelpDir?: string;
+  /** Renders summary.html from the report (the webview's page); without it no HTML summary is written. */
+  renderHtml?: (model: ReportModel) => string | undefined;
   /** `sim`, `local` or `ssh:<host>`. */
   target: string;
   /** The run directory (created; an existing run there needs `resume`). */
@@ -118,15 +129,4 @@ export interface RunResult {
   /** The report the summaries were written from (what the editor's summary panel shows). */
   report: ReportModel | null;
   simulated: boolean;
-}
-
-/** The plan cannot run: errors that are not about one framework (dataset, model, SLA keys, ...). */
-export class PlanError extends Error {
-  constructor(
-    message: string,
-    readonly problems: string[],
-  ) {
-    super(message);
-    this.name = 'PlanError';
-  }
 }

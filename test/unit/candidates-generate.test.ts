@@ -9,12 +9,12 @@ import {
   coverageFirst,
   generateCandidates,
 } from '../../src/core/candidates/generate';
-import type { Candidate, FlagMap } from '../../src/core/candidates/generate';
+import type { Combination, FlagMap } from '../../src/core/candidates/generate';
 
 const flags = (o: Record<string, PyValue>): FlagMap => new Map(Object.entries(o));
 
 /** A candidate as `k=v,...` in flag order, Python repr values: order and values both visible. */
-const show = (c: Candidate) => [...c.flags].map(([k, v]) => `${k}=${pyRepr(v)}`).join(',');
+const show = (c: Combination) => [...c.flags].map(([k, v]) => `${k}=${pyRepr(v)}`).join(',');
 
 void describe('baseline_first_bounded_product', () => {
   void test('baseline first, then the product with the LAST key varying fastest', () => {

@@ -5,7 +5,7 @@ import type { PyValue } from '../py/value';
 /** Server flags by config key, in the order they render. */
 export type FlagMap = Map<string, PyValue>;
 
-export interface Candidate {
+export interface Combination {
   /** 0 for the baseline. */
   index: number;
   /** `baseline` for index 0, else `c<index>`. */
@@ -18,7 +18,7 @@ export interface Candidate {
 export type CandidateStrategy = 'baseline_first_bounded_product' | 'coverage_first';
 
 export interface StrategyResult {
-  candidates: Candidate[];
+  candidates: Combination[];
   /** Generation stopped at MAX_EXAMINED_COMBINATIONS before the budget or the space ran out. */
   truncated: boolean;
 }
@@ -91,7 +91,7 @@ function flagsKey(m: FlagMap): string {
 
 /** The growing candidate list with duplicate detection. */
 class CandidateList {
-  readonly items: Candidate[] = [];
+  readonly items: Combination[] = [];
   private readonly buckets = new Map<string, FlagMap[]>();
   constructor(readonly max: number) {}
 
@@ -195,7 +195,7 @@ export function boundedProduct(base: FlagMap, searchSpace: Map<string, PyValue>,
   return { candidates: list.items, truncated };
 }
 
-export function baselineFirstBoundedProduct(base: FlagMap, searchSpace: Map<string, PyValue>, max: number): Candidate[] {
+export function baselineFirstBoundedProduct(base: FlagMap, searchSpace: Map<string, PyValue>, max: number): Combination[] {
   return boundedProduct(base, searchSpace, max).candidates;
 }
 
@@ -240,7 +240,7 @@ export function coverageFirstResult(base: FlagMap, searchSpace: Map<string, PyVa
   return { candidates: list.items, truncated };
 }
 
-export function coverageFirst(base: FlagMap, searchSpace: Map<string, PyValue>, max: number): Candidate[] {
+export function coverageFirst(base: FlagMap, searchSpace: Map<string, PyValue>, max: number): Combination[] {
   return coverageFirstResult(base, searchSpace, max).candidates;
 }
 
@@ -252,7 +252,7 @@ export function totalCombinations(searchSpace: Map<string, PyValue>): number {
 }
 
 /** Search values that no candidate's flags carry (null counts as carried by an absent key). */
-export function untriedValues(candidates: Candidate[], searchSpace: Map<string, PyValue>): Array<{ key: string; value: PyValue }> {
+export function untriedValues(candidates: Combination[], searchSpace: Map<string, PyValue>): Array<{ key: string; value: PyValue }> {
   const out: Array<{ key: string; value: PyValue }> = [];
   for (const [key, raw] of searchSpace) {
     for (const value of distinctValues(valuesOf(raw))) {

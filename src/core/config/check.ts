@@ -1,38 +1,21 @@
 // One pass over a config's text: parse, schema, the playbook's rules, candidates, our own warnings.
-import { generateCandidates, type Candidate, type FlagMap } from '../candidates/generate';
+import { generateCandidates, type Combination, type FlagMap } from '../candidates/generate';
 import { renderArgv } from '../candidates/render';
 import { shlexJoin } from '../candidates/shell';
 import { frameworkSpec } from '../frameworks';
-import type { FrameworkKey } from '../frameworks/types';
 import { FindingSink } from './context';
 import { runExtraRules } from './extra-rules';
 import type { Finding } from './finding';
 import { findFlag, type SnapshotFlags } from './known-flags';
-import { runPlaybookRules, type ConfigKind, type FrameworkSection, type PlaybookModel } from './playbook-rules';
+import type { ConfigKind, FrameworkPlan, FrameworkSection, PlaybookModel } from './model';
+import { makeCandidate, type Candidate } from '../candidates/candidate';
+import { runPlaybookRules } from './playbook-rules';
 import { isPyMap, type PyValue } from '../py/value';
 import { checkSchema } from './schema-check';
-import { parseYaml, type DocNode } from './yaml-doc';
+import { parseYaml, type DocNode, type ParsedYaml } from './yaml-doc';
 
-export interface RenderedCandidate {
-  index: number;
-  /** `baseline` for candidate 0, else `c<index>`. */
-  id: string;
-  flags: FlagMap;
-  /** What this candidate sets from the search space. */
-  overrides: FlagMap;
-  argv: string[];
-  /** The exact command line: what the CLI prints, the code lens shows and the runner launches. */
-  command: string;
-}
-
-export interface FrameworkPlan {
-  framework: FrameworkKey;
-  section: FrameworkSection;
-  candidates: RenderedCandidate[];
-  totalCombinations: number;
-  untried: Array<{ key: string; value: PyValue }>;
-  truncated: boolean;
-}
+// Re-exported for the runner and the editor, which read a check's plans through this module.
+export type { FrameworkPlan } from './model';
 
 export interface CheckOptions {
   /** `auto` tells a runtime plan (no schema_version, top-level sla or version_manifest) from a cookbook. */
@@ -67,7 +50,7 @@ export function planFramework(section: FrameworkSection, model: PlaybookModel): 
   const spec = frameworkSpec(section.framework);
   const gen = generateCandidates(model.strategy, section.base as FlagMap, section.searchSpace as FlagMap, model.maxCandidates);
   const disableForm = disableFormFor(section);
-  const candidates = gen.candidates.map((c: Candidate): RenderedCandidate => {
+  const candidates = gen.candidates.map((c: Combination): Candidate => {
     const argv = renderArgv({
       serverCommand: section.serverCommand,
       model: model.modelName,
@@ -76,7 +59,7 @@ export function planFramework(section: FrameworkSection, model: PlaybookModel): 
       flags: c.flags,
       disableForm,
     });
-    return { index: c.index, id: c.id, flags: c.flags, overrides: c.overrides, argv, command: shlexJoin(argv) };
+    return makeCandidate(section.framework, c, argv, shlexJoin(argv));
   });
   return { framework: section.framework, section, candidates, totalCombinations: gen.totalCombinations, untried: gen.untried, truncated: gen.truncated };
 }
@@ -84,7 +67,12 @@ export function planFramework(section: FrameworkSection, model: PlaybookModel): 
 const severityRank = { error: 0, warning: 1, info: 2 } as const;
 
 export function checkConfigText(text: string, opts: CheckOptions = {}): CheckResult {
-  const parsed = parseYaml(text);
+  return checkParsedConfig(parseYaml(text), opts);
+}
+
+/** The same check on a document parsed once by the caller (a run plan parses its text once and re-checks the tree). */
+export function checkParsedConfig(parsed: ParsedYaml, opts: CheckOptions = {}): CheckResult {
+  const text = parsed.text;
   const sink = new FindingSink(parsed.root, text);
   for (const p of parsed.problems) {
     sink.findings.push({ severity: 'error', code: p.code, message: p.message, path: [], range: p.range });

@@ -2,10 +2,10 @@
 import { frameworkSpec } from '../frameworks';
 import type { FrameworkKey } from '../frameworks/types';
 import { looksSecret } from '../secrets';
-import type { FrameworkPlan } from './check';
 import type { FindingSink } from './context';
 import { findFlag } from './known-flags';
-import { appendEntryEdit, removeEntryEdit, type FrameworkSection, type PlaybookModel } from './playbook-rules';
+import type { FrameworkPlan, FrameworkSection, PlaybookModel } from './model';
+import { appendEntryEdit, removeEntryEdit } from './playbook-rules';
 import type { Fix } from './finding';
 import { isPyInt, isPyMap, pyEqual, pyRepr, pyStr, type PyMap, type PyValue } from '../py/value';
 import type { DocNode, YamlPath } from './yaml-doc';

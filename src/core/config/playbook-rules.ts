@@ -3,10 +3,14 @@ import { FRAMEWORKS, type FrameworkKey } from '../frameworks/types';
 import { builtinFlag, frameworkSpec } from '../frameworks';
 import { shlexSplit, ShellSyntaxError } from '../candidates/shell';
 import type { FindingSink } from './context';
-import { findFlag, knownFlagsFor, suggestFlags, type KnownFlags, type SnapshotFlags } from './known-flags';
+import { findFlag, knownFlagsFor, suggestFlags, type SnapshotFlags } from './known-flags';
+import type { ConfigKind, FrameworkSection, PlaybookModel } from './model';
 import { isPyInt, isPyMap, pyRepr, pyStr, type PyMap, type PyValue } from '../py/value';
 import { nodeAt, type YamlPath } from './yaml-doc';
 import type { TextEdit } from './finding';
+
+// Only for src/core/editor/completion.ts, which still names ConfigKind through this module; import ./model instead.
+export type { ConfigKind } from './model';
 
 export const SLA_KEYS = ['max_p50_ttft_ms', 'max_p50_tpot_ms', 'min_success_rate', 'max_p50_e2e_ms'] as const;
 export const DEPRECATED_SLA_KEYS: Record<string, string> = {
@@ -18,41 +22,6 @@ export const DEPRECATED_SLA_KEYS: Record<string, string> = {
   max_e2e_ms: 'max_p50_e2e_ms',
 };
 export const DEFAULT_MAX_CANDIDATES = 10;
-
-export type ConfigKind = 'cookbook' | 'plan';
-
-export interface Scenario {
-  name: string;
-  inputLen: number;
-  outputLen: number;
-}
-
-/** One framework section as the rules understood it. */
-export interface FrameworkSection {
-  framework: FrameworkKey;
-  enabled: boolean;
-  /** Left out by the caller (`benchmark.framework_set` or `enabled: false`). */
-  userExcluded: boolean;
-  /** The section could be read well enough to build candidates. */
-  usable: boolean;
-  serverCommand: string;
-  base: PyMap;
-  searchSpace: PyMap;
-  known: KnownFlags;
-}
-
-export interface PlaybookModel {
-  kind: ConfigKind;
-  modelName: string | undefined;
-  tokenizer: string | undefined;
-  scenarios: Scenario[];
-  /** max(input_len + output_len) over scenarios, when the dataset is valid. */
-  requiredLength: number | undefined;
-  maxCandidates: number;
-  strategy: 'baseline_first_bounded_product' | 'coverage_first';
-  frameworks: FrameworkSection[];
-  slaPath: YamlPath | undefined;
-}
 
 function get(m: PyValue | undefined, key: string): PyValue | undefined {
   return isPyMap(m) ? m.get(key) : undefined;

@@ -337,3 +337,16 @@ export function toPlainJson(v: PyJson): unknown {
   }
   return v;
 }
+
+/** Plain JSON (as JSON.stringify would write it: undefined dropped, non-finite numbers null) to the Python-typed shape, without text. */
+export function fromPlainJson(v: unknown): PyJson {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (Array.isArray(v)) return v.map((x) => (x === undefined || typeof x === 'function' ? null : fromPlainJson(x)));
+  if (typeof v === 'object') {
+    const m: PyObject = new Map();
+    for (const [k, x] of Object.entries(v)) if (x !== undefined && typeof x !== 'function') m.set(k, fromPlainJson(x));
+    return m;
+  }
+  return null;
+}

@@ -2,6 +2,7 @@
 // parameter, investigate, nothing), from its status, failure text and missed SLA targets.
 import type { NextStep, NotSelectedCategory } from './report-model';
 import type { SlaCheck } from './sla';
+import { slaTarget } from '../sla/limits';
 
 export interface Advice {
   next: NextStep;
@@ -45,7 +46,7 @@ function slaAdvice(checks: readonly SlaCheck[]): Advice {
   if (missed.some((c) => c.value === undefined)) {
     return { next: 'investigate', advice: 'A metric the SLA needs was not recorded: rerun with a client that reports it.' };
   }
-  if (missed.some((c) => c.key === 'min_success_rate')) {
+  if (missed.some((c) => slaTarget(c.key).kind === 'min-rate')) {
     return { next: 'retry', advice: 'Requests failed: read the benchmark log; retry, and lower concurrency if errors come from overload.' };
   }
   if (missed.length > 0) {

@@ -1,10 +1,10 @@
 // What a report knows about the run beyond the rows: a run plan or cookbook config (YAML or JSON),
 // optionally with run keys (run_id, output_dir, substitutions), read into one plain record.
-import { checkConfigText } from '../config/check';
 import { pyStr, toJson } from '../py/value';
 import { parseYaml } from '../config/yaml-doc';
-import type { PyJson } from '../py/json';
-import { limitsFrom, type SlaLimits } from './sla';
+import { readRunPlan } from '../plan/build';
+import type { RunPlan, Substitution } from '../plan/types';
+import { readSlaLimits, type SlaLimits } from '../sla/limits';
 
 export interface ManifestScenario {
   name: string;
@@ -32,13 +32,7 @@ export interface ManifestFramework {
   untried: string[];
 }
 
-/** A flag the runner had to replace for one framework (renamed, dropped, or swapped for another). */
-export interface Substitution {
-  framework?: string;
-  from: string;
-  to?: string;
-  reason?: string;
-}
+export type { Substitution } from '../plan/types';
 
 export interface RunManifest {
   model?: string;
@@ -64,88 +58,88 @@ export interface RunManifest {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
-const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-/** Plain JSON back to the Python-typed shape limitsFrom reads (floats and ints are both numbers there). */
-function toPyJson(v: unknown): PyJson {
-  if (Array.isArray(v)) return v.map(toPyJson);
-  if (isObj(v)) return new Map(Object.entries(v).map(([k, x]) => [k, toPyJson(x)]));
-  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
-  return null;
+/** What the report knows from a run plan in memory (the runner's own plan, or one read from a file). */
+export function manifestFromPlan(plan: RunPlan): RunManifest {
+  const b = plan.bench;
+  const m: RunManifest = { scenarios: [], versions: {}, frameworks: [], substitutions: plan.substitutions.map((x) => ({ ...x })), problems: [] };
+  const set = <K extends keyof RunManifest>(k: K, v: RunManifest[K] | undefined): void => {
+    if (v !== undefined) m[k] = v;
+  };
+  set('model', plan.model || undefined);
+  set('gpuModel', plan.hardware.gpuModel);
+  set('gpuCount', plan.hardware.gpuCount);
+  set('datasetKind', b.asWritten.datasetKind);
+  set('numPrompts', b.asWritten.numPrompts);
+  set('canonicalJsonl', b.canonicalJsonl);
+  set('endpoint', b.asWritten.endpoint);
+  set('backend', b.backend);
+  set('sla', plan.sla ? { limits: { ...plan.sla.limits }, deprecated: [...plan.sla.deprecated] } : undefined);
+  for (const [fw, v] of Object.entries(plan.versions)) m.versions[fw] = { ...v };
+  set('outputDir', plan.target.outputDir);
+  set('runId', plan.runId);
+  m.scenarios = plan.scenarios.map((s) => ({ name: s.name, inputLen: s.inputLen, outputLen: s.outputLen }));
+  m.maxCandidates = plan.budget.maxCandidates;
+  for (const sec of plan.check.model.frameworks) {
+    const list = plan.check.plans.find((p) => p.framework === sec.framework);
+    m.frameworks.push({
+      framework: sec.framework,
+      enabled: sec.enabled,
+      userExcluded: sec.userExcluded,
+      candidates: list?.candidates.length ?? 0,
+      totalCombinations: list?.totalCombinations ?? 0,
+      untried: (list?.untried ?? []).map((u) => `${u.key}=${pyStr(u.value)}`),
+    });
+  }
+  return m;
 }
 
-/** Reads a manifest text. `fileName` only labels problems. */
+/** Reads a manifest text: a run plan or cookbook config through the plan reader, else a bare dataset record. `fileName` only labels problems. */
 export function parseManifest(text: string, fileName: string): RunManifest {
-  const m: RunManifest = { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [] };
+  const empty: RunManifest = { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [] };
   const parsed = parseYaml(text);
-  if (!parsed.root) {
-    m.problems.push(`${fileName}: ${parsed.problems[0]?.message ?? 'empty file'}`);
-    return m;
-  }
+  if (!parsed.root) return { ...empty, problems: [`${fileName}: ${parsed.problems[0]?.message ?? 'empty file'}`] };
   const root = toJson(parsed.root.value);
-  if (!isObj(root)) {
-    m.problems.push(`${fileName}: expected a mapping`);
-    return m;
-  }
+  if (!isObj(root)) return { ...empty, problems: [`${fileName}: expected a mapping`] };
+  // The config engine knows the scenarios, the framework set and the bounded candidate lists.
+  if (isObj(root.frameworks)) return manifestFromPlan(readRunPlan({ text, path: fileName }, { parse: () => parsed }));
+  return datasetManifest(root);
+}
+
+/** A bare run record (no frameworks): model, hardware, dataset lists, SLA, versions and run keys as written. */
+function datasetManifest(root: Obj): RunManifest {
+  const m: RunManifest = { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [] };
   const model = root.model;
   m.model = isObj(model) ? str(model.name) : str(model);
   if (isObj(root.hardware)) {
     m.gpuModel = str(root.hardware.gpu_model);
-    m.gpuCount = int(root.hardware.gpu_count);
-  }
-  const dataset = root.dataset;
-  if (isObj(dataset)) {
-    m.datasetKind = str(dataset.kind) ?? 'random';
-    m.numPrompts = int(dataset.num_prompts);
-    m.canonicalJsonl = str(dataset.canonical_jsonl);
+    m.gpuCount = typeof root.hardware.gpu_count === 'number' && Number.isFinite(root.hardware.gpu_count) ? root.hardware.gpu_count : undefined;
   }
   const bench = isObj(root.benchmark) ? root.benchmark : {};
   m.endpoint = str(bench.endpoint);
   m.backend = str(bench.backend);
   const slaBlock = bench.sla ?? root.sla;
-  if (isObj(slaBlock)) m.sla = limitsFrom(toPyJson(slaBlock));
+  if (isObj(slaBlock)) m.sla = readSlaLimits(slaBlock);
   if (isObj(root.version_manifest)) {
     for (const [fw, rec] of Object.entries(root.version_manifest)) {
-      if (!isObj(rec)) continue;
-      m.versions[fw] = {
-        containerImage: str(rec.container_image),
-        packageVersion: str(rec.package_version),
-        gitCommit: str(rec.git_commit),
-        serverHelp: str(rec.server_help),
-        benchmarkHelp: str(rec.benchmark_help),
-      };
+      if (isObj(rec)) m.versions[fw] = { containerImage: str(rec.container_image), packageVersion: str(rec.package_version), gitCommit: str(rec.git_commit), serverHelp: str(rec.server_help), benchmarkHelp: str(rec.benchmark_help) };
     }
   }
   const search = isObj(root.search) ? root.search : {};
   m.outputDir = str(search.output_dir) ?? str(root.output_dir) ?? str(root.artifact_dir);
   m.runId = str(root.run_id);
   const subs = root.substitutions ?? root.parameter_substitutions;
-  if (Array.isArray(subs)) {
-    for (const s of subs) {
-      if (isObj(s) && str(s.from)) m.substitutions.push({ framework: str(s.framework), from: str(s.from) as string, to: str(s.to), reason: str(s.reason) });
-    }
-  }
-  if (isObj(root.frameworks)) {
-    // The config engine knows the scenarios, the framework set and the bounded candidate lists.
-    const result = checkConfigText(text, { kind: 'auto' });
-    m.scenarios = result.model.scenarios.map((s) => ({ name: s.name, inputLen: s.inputLen, outputLen: s.outputLen }));
-    m.maxCandidates = result.model.maxCandidates;
-    for (const sec of result.model.frameworks) {
-      const plan = result.plans.find((p) => p.framework === sec.framework);
-      m.frameworks.push({
-        framework: sec.framework,
-        enabled: sec.enabled,
-        userExcluded: sec.userExcluded,
-        candidates: plan?.candidates.length ?? 0,
-        totalCombinations: plan?.totalCombinations ?? 0,
-        untried: (plan?.untried ?? []).map((u) => `${u.key}=${pyStr(u.value)}`),
-      });
-    }
-    m.model ??= result.model.modelName;
-  } else if (isObj(dataset) && Array.isArray(dataset.input_len) && Array.isArray(dataset.output_len)) {
+  if (Array.isArray(subs)) for (const s of subs) if (isObj(s) && str(s.from)) m.substitutions.push({ framework: str(s.framework), from: str(s.from) as string, to: str(s.to), reason: str(s.reason) });
+  const dataset = root.dataset;
+  if (!isObj(dataset)) return m;
+  m.datasetKind = str(dataset.kind) ?? 'random';
+  m.numPrompts = typeof dataset.num_prompts === 'number' && Number.isFinite(dataset.num_prompts) ? dataset.num_prompts : undefined;
+  m.canonicalJsonl = str(dataset.canonical_jsonl);
+  if (Array.isArray(dataset.input_len) && Array.isArray(dataset.output_len)) {
     const names = Array.isArray(dataset.scenario_names) ? dataset.scenario_names : [];
-    dataset.input_len.forEach((inputLen, i) => {
-      const outputLen = (dataset.output_len as unknown[])[i];
+    const outs: unknown[] = dataset.output_len;
+    (dataset.input_len as unknown[]).forEach((inputLen, i) => {
+      const outputLen = outs[i];
       if (typeof inputLen === 'number' && typeof outputLen === 'number') m.scenarios.push({ name: str(names[i]) ?? `scenario_${i}`, inputLen, outputLen });
     });
   }

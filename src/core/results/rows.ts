@@ -1,6 +1,7 @@
 // Result rows: the typed shape (the playbook's row plus ours), line-numbered JSONL reading exactly as
 // the playbook's compare script reads it, and schema validation with the line each problem is on.
 import { validateJson } from '../config/schema-check';
+import type { SlaBlock } from '../sla/limits';
 import { isPyObject, parsePyJson, pyStrip, toPlainJson, type PyObject } from '../py/json';
 
 export type RowStatus = 'ok' | 'failed' | 'oom' | 'timeout' | 'skipped' | 'user_excluded' | 'unsupported';
@@ -45,17 +46,7 @@ export interface ResultRow {
     endpoint?: string | null;
     backend?: string | null;
   };
-  sla?: {
-    max_p50_ttft_ms?: number | null;
-    max_p50_tpot_ms?: number | null;
-    max_p50_e2e_ms?: number | null;
-    min_success_rate?: number | null;
-    max_p99_ttft_ms?: number | null;
-    max_p99_tpot_ms?: number | null;
-    max_p99_e2e_ms?: number | null;
-    passed?: boolean | string | null;
-    reasons?: string[];
-  };
+  sla?: SlaBlock;
   metrics?: Partial<Record<MetricKey, number | null>>;
   server_command?: string | null;
   launch_command?: string | null;

@@ -3,47 +3,9 @@
 import type { PyJson, PyObject } from '../py/json';
 import { pyFloat, pyGet } from '../py/ops';
 import { isOk, slaPassedAsWritten } from './rank';
+import { readSlaLimits, SLA_TARGETS, type SlaKey, type SlaReading } from '../sla/limits';
 
-/** Targets that can be applied; undefined means "not set" (it always passes). */
-export interface SlaLimits {
-  max_p50_ttft_ms?: number;
-  max_p50_tpot_ms?: number;
-  max_p50_e2e_ms?: number;
-  min_success_rate?: number;
-  /** Deprecated tail limits, still judged when a row or plan sets them. */
-  max_p99_ttft_ms?: number;
-  max_p99_tpot_ms?: number;
-  max_p99_e2e_ms?: number;
-}
-
-export type SlaKey = keyof SlaLimits;
-
-interface Target {
-  key: SlaKey;
-  label: string;
-  /** Metric fields to read, first present wins (p50 and median are the same statistic). */
-  metrics: string[];
-  kind: 'max-ms' | 'min-rate';
-}
-
-const TARGETS: Target[] = [
-  { key: 'max_p50_ttft_ms', label: 'p50 TTFT', metrics: ['p50_ttft_ms', 'median_ttft_ms'], kind: 'max-ms' },
-  { key: 'max_p50_tpot_ms', label: 'p50 TPOT', metrics: ['p50_tpot_ms', 'median_tpot_ms'], kind: 'max-ms' },
-  { key: 'max_p50_e2e_ms', label: 'p50 E2E', metrics: ['p50_e2e_ms', 'median_e2e_ms'], kind: 'max-ms' },
-  { key: 'min_success_rate', label: 'success rate', metrics: ['success_rate'], kind: 'min-rate' },
-  { key: 'max_p99_ttft_ms', label: 'p99 TTFT', metrics: ['p99_ttft_ms'], kind: 'max-ms' },
-  { key: 'max_p99_tpot_ms', label: 'p99 TPOT', metrics: ['p99_tpot_ms'], kind: 'max-ms' },
-  { key: 'max_p99_e2e_ms', label: 'p99 E2E', metrics: ['p99_e2e_ms'], kind: 'max-ms' },
-];
-
-export const SLA_KEYS: readonly SlaKey[] = TARGETS.map((t) => t.key);
-export const DEPRECATED_SLA: readonly SlaKey[] = ['max_p99_ttft_ms', 'max_p99_tpot_ms', 'max_p99_e2e_ms'];
-/** Un-prefixed names of old configs: judged as the p50 limit they were meant to be. */
-const LEGACY_NAMES: Record<string, SlaKey> = { max_ttft_ms: 'max_p50_ttft_ms', max_tpot_ms: 'max_p50_tpot_ms', max_e2e_ms: 'max_p50_e2e_ms' };
-
-export function slaLabel(key: SlaKey): string {
-  return TARGETS.find((t) => t.key === key)?.label ?? key;
-}
+export { slaLabel, type SlaKey, type SlaLimits } from '../sla/limits';
 
 /** One target as judged on one row. */
 export interface SlaCheck {
@@ -70,22 +32,9 @@ export interface SlaVerdict {
   deprecated: string[];
 }
 
-/** Limits from an `sla` mapping (a row's, or a plan's), reading numbers as Python's float() does. */
-export function limitsFrom(sla: PyJson | undefined): { limits: SlaLimits; deprecated: string[] } {
-  const limits: SlaLimits = {};
-  const deprecated: string[] = [];
-  if (!(sla instanceof Map)) return { limits, deprecated };
-  for (const [k, v] of sla) {
-    const key = (SLA_KEYS as readonly string[]).includes(k) ? (k as SlaKey) : LEGACY_NAMES[k];
-    if (!key || typeof v === 'boolean') continue;
-    const n = pyFloat(v);
-    if (n === undefined || Number.isNaN(n)) continue;
-    if (key !== k || DEPRECATED_SLA.includes(key)) deprecated.push(k);
-    // An explicit modern key wins over a legacy spelling of the same target.
-    if (key !== k && limits[key] !== undefined) continue;
-    limits[key] = n;
-  }
-  return { limits, deprecated };
+/** Limits from an `sla` mapping (a row's, or a plan's): the one SLA reader's. */
+export function limitsFrom(sla: PyJson | undefined): SlaReading {
+  return readSlaLimits(sla);
 }
 
 /** A short human number: integers as is, else at most 3 decimals without trailing zeros. */
@@ -120,14 +69,14 @@ function successRate(metrics: PyJson | undefined): number | undefined {
  * Judges a row against `override` (a plan's SLA) when given, else against the limits the row
  * recorded in its own `sla` block. A row whose status is not ok never passes.
  */
-export function evaluateSla(row: PyObject, override?: { limits: SlaLimits; deprecated: string[] }): SlaVerdict {
+export function evaluateSla(row: PyObject, override?: SlaReading): SlaVerdict {
   const hasWritten = pyGet(row, 'sla.passed') !== undefined;
   const asWritten = slaPassedAsWritten(row);
   const { limits, deprecated } = override ?? limitsFrom(pyGet(row, 'sla'));
   const metrics = pyGet(row, 'metrics');
   const checks: SlaCheck[] = [];
   const reasons: string[] = [];
-  for (const t of TARGETS) {
+  for (const t of SLA_TARGETS) {
     const limit = limits[t.key];
     if (limit === undefined) continue;
     const value = t.kind === 'min-rate' ? successRate(metrics) : measured(metrics, t.metrics);

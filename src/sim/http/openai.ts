@@ -41,7 +41,23 @@ function modelFor(ctx: ServerContext, body: Record<string, unknown>): string {
   return asked;
 }
 
-export function handleOpenAi(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, raw: unknown, chat: boolean): void {
+/** What a completions or chat request asks for, read and checked in the servers' order. */
+interface OpenAiParams {
+  model: string;
+  stream: boolean;
+  includeUsage: boolean;
+  continuous: boolean;
+  prompts: number[][];
+  /** Tokens each prompt may generate, fitted to the context. */
+  budgets: number[];
+  ignoreEos: boolean;
+  minTokens: number;
+  seed: number | undefined;
+  /** Sampling that differs from run to run (no seed, temperature not 0). */
+  vary: boolean;
+}
+
+function readOpenAiBody(ctx: ServerContext, raw: unknown, chat: boolean): OpenAiParams {
   const body = requireObject(raw);
   const model = modelFor(ctx, body);
   const stream = optBool(body, 'stream') ?? false;
@@ -65,39 +81,66 @@ export function handleOpenAi(ctx: ServerContext, req: IncomingMessage, res: Serv
   const temperature = optNumber(body, 'temperature');
   const seed = optInt(body, 'seed', Number.MIN_SAFE_INTEGER);
   const budgets = prompts.map((p) => fitContext(ctx, p.length, requested, field));
+  const vary = seed === undefined && (temperature === undefined || temperature > 0);
+  return { model, stream, includeUsage, continuous, prompts, budgets, ignoreEos, minTokens, seed, vary };
+}
 
-  const id = ctx.nextId(chat ? 'chatcmpl-' : 'cmpl-');
-  const created = Math.floor(Date.now() / 1000);
-  const idJ = JSON.stringify(id);
-  const modelJ = JSON.stringify(model);
-  const cacheReport = ctx.config.settings.cacheReport;
-  const choices: Choice[] = prompts.map((p, index) => ({
-    index,
-    promptLen: p.length,
-    generated: 0,
-    finish: null,
-    head: chat
-      ? `data: {"id":${idJ},"object":"chat.completion.chunk","created":${created},"model":${modelJ},"choices":[{"index":${index},"delta":{"content":"`
-      : `data: {"id":${idJ},"object":"text_completion","created":${created},"model":${modelJ},"choices":[{"index":${index},"text":"`,
-    tail: '',
-    roleSent: false,
-  }));
-  const jobs: Job[] = [];
-  const out = new SseWriter(res);
-  let open = choices.length;
-  let failed = false;
-  const usageFor = (c: Choice, r: SimRequest): string => usageJson(c.promptLen, c.generated, cacheReport ? r.cachedTokens : undefined);
-  const debugTiming = ctx.config.options.debugTiming;
-  const tailFor = (c: Choice, r: SimRequest, finish: FinishReason | null, at: number): string => {
+/** The response to one request: SSE chunks as tokens arrive, or one JSON body once every choice has finished. */
+class OpenAiReply {
+  readonly jobs: Job[] = [];
+  readonly choices: Choice[];
+  private readonly id: string;
+  private readonly created: number;
+  private readonly idJ: string;
+  private readonly modelJ: string;
+  private readonly cacheReport: boolean;
+  private readonly debugTiming: boolean;
+  private readonly out: SseWriter;
+  private open: number;
+
+  constructor(
+    private readonly ctx: ServerContext,
+    private readonly res: ServerResponse,
+    private readonly p: OpenAiParams,
+    private readonly chat: boolean,
+  ) {
+    this.id = ctx.nextId(chat ? 'chatcmpl-' : 'cmpl-');
+    const created = (this.created = Math.floor(Date.now() / 1000));
+    const idJ = (this.idJ = JSON.stringify(this.id));
+    const modelJ = (this.modelJ = JSON.stringify(p.model));
+    this.cacheReport = ctx.config.settings.cacheReport;
+    this.choices = p.prompts.map((prompt, index) => ({
+      index,
+      promptLen: prompt.length,
+      generated: 0,
+      finish: null,
+      head: chat
+        ? `data: {"id":${idJ},"object":"chat.completion.chunk","created":${created},"model":${modelJ},"choices":[{"index":${index},"delta":{"content":"`
+        : `data: {"id":${idJ},"object":"text_completion","created":${created},"model":${modelJ},"choices":[{"index":${index},"text":"`,
+      tail: '',
+      roleSent: false,
+    }));
+    this.out = new SseWriter(res);
+    this.open = this.choices.length;
+    this.debugTiming = ctx.config.options.debugTiming;
+  }
+
+  private usageFor(c: Choice, r: SimRequest): string {
+    return usageJson(c.promptLen, c.generated, this.cacheReport ? r.cachedTokens : undefined);
+  }
+
+  private tailFor(c: Choice, r: SimRequest, finish: FinishReason | null, at: number): string {
     const f = finish ? `"${finish}"` : 'null';
-    let usage = continuous ? `,"usage":${usageFor(c, r)}` : includeUsage ? ',"usage":null' : '';
+    let usage = this.p.continuous ? `,"usage":${this.usageFor(c, r)}` : this.p.includeUsage ? ',"usage":null' : '';
     // Benchmarks of the simulator itself compare arrival times with the modelled step times.
-    if (debugTiming) usage += `,"autobench_sim_time":${at.toFixed(6)}`;
-    return chat ? `"},"logprobs":null,"finish_reason":${f}}]${usage}}\n\n` : `","logprobs":null,"finish_reason":${f},"stop_reason":null}]${usage}}\n\n`;
-  };
+    if (this.debugTiming) usage += `,"autobench_sim_time":${at.toFixed(6)}`;
+    return this.chat ? `"},"logprobs":null,"finish_reason":${f}}]${usage}}\n\n` : `","logprobs":null,"finish_reason":${f},"stop_reason":null}]${usage}}\n\n`;
+  }
 
-  const finishStream = (): void => {
-    if (includeUsage) {
+  /** The usage chunk when asked for, then [DONE]. */
+  private finishStream(): void {
+    const { choices, jobs, chat } = this;
+    if (this.p.includeUsage) {
       let p = 0;
       let c = 0;
       let cached = 0;
@@ -106,41 +149,46 @@ export function handleOpenAi(ctx: ServerContext, req: IncomingMessage, res: Serv
         c += ch.generated;
         cached += jobs[i]?.request.cachedTokens ?? 0;
       }
-      const usage = usageJson(p, c, cacheReport ? cached : undefined);
-      out.write(`data: {"id":${idJ},"object":"${chat ? 'chat.completion.chunk' : 'text_completion'}","created":${created},"model":${modelJ},"choices":[],"usage":${usage}}\n\n`);
+      const usage = usageJson(p, c, this.cacheReport ? cached : undefined);
+      this.out.write(`data: {"id":${this.idJ},"object":"${chat ? 'chat.completion.chunk' : 'text_completion'}","created":${this.created},"model":${this.modelJ},"choices":[],"usage":${usage}}\n\n`);
     }
-    out.end('data: [DONE]\n\n');
-  };
+    this.out.end('data: [DONE]\n\n');
+  }
 
-  const onTokens = (c: Choice, r: SimRequest, from: number, count: number, finish: FinishReason | null, at: number): void => {
+  /** Tokens [from, from + count) of choice `c` were generated (finishing it when `finish` is set). */
+  onTokens(c: Choice, r: SimRequest, from: number, count: number, finish: FinishReason | null, at: number): void {
+    const { chat, idJ, modelJ, created } = this;
+    const { includeUsage, continuous } = this.p;
     c.generated = from + count;
     if (finish) c.finish = finish;
-    if (!stream) {
-      if (finish && --open === 0) respondWhole();
+    if (!this.p.stream) {
+      if (finish && --this.open === 0) this.respondWhole();
       return;
     }
     if (chat && !c.roleSent) {
       c.roleSent = true;
-      out.write(
-        `data: {"id":${idJ},"object":"chat.completion.chunk","created":${created},"model":${modelJ},"choices":[{"index":${c.index},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${includeUsage && !continuous ? ',"usage":null' : continuous ? `,"usage":${usageJson(c.promptLen, 0, cacheReport ? r.cachedTokens : undefined)}` : ''}}\n\n`,
+      this.out.write(
+        `data: {"id":${idJ},"object":"chat.completion.chunk","created":${created},"model":${modelJ},"choices":[{"index":${c.index},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${includeUsage && !continuous ? ',"usage":null' : continuous ? `,"usage":${usageJson(c.promptLen, 0, this.cacheReport ? r.cachedTokens : undefined)}` : ''}}\n\n`,
       );
     }
-    const separate = chat && ctx.dialect.separateFinishChunk;
-    if (count > 0 || !separate) out.write(c.head + outputText(r.seed, from, count) + tailFor(c, r, separate ? null : finish, at));
+    const separate = chat && this.ctx.dialect.separateFinishChunk;
+    if (count > 0 || !separate) this.out.write(c.head + outputText(r.seed, from, count) + this.tailFor(c, r, separate ? null : finish, at));
     if (finish && separate) {
-      const usage = continuous ? `,"usage":${usageFor(c, r)}` : includeUsage ? ',"usage":null' : '';
-      out.write(
+      const usage = continuous ? `,"usage":${this.usageFor(c, r)}` : includeUsage ? ',"usage":null' : '';
+      this.out.write(
         `data: {"id":${idJ},"object":"chat.completion.chunk","created":${created},"model":${modelJ},"choices":[{"index":${c.index},"delta":{},"logprobs":null,"finish_reason":"${finish}"}]${usage}}\n\n`,
       );
     }
-    if (finish && --open === 0) finishStream();
-  };
+    if (finish && --this.open === 0) this.finishStream();
+  }
 
-  const respondWhole = (): void => {
+  /** The whole (non-streamed) response. */
+  private respondWhole(): void {
+    const { chat, jobs, debugTiming } = this;
     let p = 0;
     let g = 0;
     let cached = 0;
-    const out = choices.map((c, i) => {
+    const out = this.choices.map((c, i) => {
       const r = (jobs[i] as Job).request;
       p += c.promptLen;
       g += c.generated;
@@ -151,18 +199,22 @@ export function handleOpenAi(ctx: ServerContext, req: IncomingMessage, res: Serv
         : { index: c.index, text, logprobs: null, finish_reason: c.finish, stop_reason: null, prompt_logprobs: null };
       return debugTiming ? { ...choice, autobench_sim_timing: simTiming(r) } : choice;
     });
-    const usage = JSON.parse(usageJson(p, g, cacheReport ? cached : undefined)) as object;
-    sendJson(res, 200, { id, object: chat ? 'chat.completion' : 'text_completion', created, model, choices: out, usage });
-  };
+    const usage = JSON.parse(usageJson(p, g, this.cacheReport ? cached : undefined)) as object;
+    sendJson(this.res, 200, { id: this.id, object: chat ? 'chat.completion' : 'text_completion', created: this.created, model: this.p.model, choices: out, usage });
+  }
+}
 
-  const vary = seed === undefined && (temperature === undefined || temperature > 0);
+/** Queues one engine request per prompt; a batch refused partway aborts the prompts already queued. */
+function submitAll(ctx: ServerContext, res: ServerResponse, p: OpenAiParams, reply: OpenAiReply): void {
+  const { jobs, choices } = reply;
+  let failed = false;
   try {
-    for (const [i, ids] of prompts.entries()) {
+    for (const [i, ids] of p.prompts.entries()) {
       const c = choices[i] as Choice;
       jobs.push(
-        submit(ctx, { promptIds: ids, maxNew: budgets[i] as number, ignoreEos, minTokens, seed, vary }, {
+        submit(ctx, { promptIds: ids, maxNew: p.budgets[i] as number, ignoreEos: p.ignoreEos, minTokens: p.minTokens, seed: p.seed, vary: p.vary }, {
           tokens: (r, from, count, finish, at) => {
-            if (!failed) onTokens(c, r, from, count, finish, at);
+            if (!failed) reply.onTokens(c, r, from, count, finish, at);
           },
           failed: () => {
             failed = true;
@@ -172,12 +224,18 @@ export function handleOpenAi(ctx: ServerContext, req: IncomingMessage, res: Serv
       );
     }
   } catch (e) {
-    // A batch refused partway: the prompts already queued must not run for nobody.
+    // The prompts already queued must not run for nobody.
     for (const j of jobs) ctx.engine.abort(j.request, j.replica);
     throw e;
   }
-  abortOnClose(ctx, res, jobs);
-  if (stream) {
+}
+
+export function handleOpenAi(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, raw: unknown, chat: boolean): void {
+  const params = readOpenAiBody(ctx, raw, chat);
+  const reply = new OpenAiReply(ctx, res, params, chat);
+  submitAll(ctx, res, params, reply);
+  abortOnClose(ctx, res, reply.jobs);
+  if (params.stream) {
     const rid = req.headers['x-request-id'];
     res.writeHead(200, baseHeaders({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...(typeof rid === 'string' ? { 'x-request-id': rid } : {}) }));
     // Send headers now: clients time the first byte from here.

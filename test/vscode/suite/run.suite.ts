@@ -78,7 +78,7 @@ test('Run baseline on the demo plan (target sim) writes rows and opens the summa
   assert.ok(result.liveRows >= trials.size && trials.size > 0, `the live panel showed ${result.liveRows} rows for ${trials.size} trials`);
 }, 90_000);
 
-test('Capture help snapshots from target (sim) writes each framework\'s --help text and points autobench.helpDir at them', async () => {
+test('Capture help snapshots from target (sim) writes each framework\'s --help text and points autobench.snapshots.helpDir at them', async () => {
   await extension().activate();
   const folder = folderPath();
   const file = demoPlan(10);
@@ -90,7 +90,25 @@ test('Capture help snapshots from target (sim) writes each framework\'s --help t
       assert.equal(path.dirname(f), path.join(folder, 'help'));
       assert.match(readFileSync(f, 'utf8'), /--/, `${f} holds no flags`);
     }
-    assert.equal(vscode.workspace.getConfiguration('autobench').get('helpDir'), path.join(folder, 'help'));
+    assert.equal(vscode.workspace.getConfiguration('autobench').get('snapshots.helpDir'), path.join(folder, 'help'));
+  } finally {
+    await config.update('snapshots.helpDir', undefined, vscode.ConfigurationTarget.Workspace);
+  }
+});
+
+test('the deprecated autobench.helpDir still names the help folder while autobench.snapshots.helpDir is not set', async () => {
+  await extension().activate();
+  const folder = folderPath();
+  const file = demoPlan(10);
+  const config = vscode.workspace.getConfiguration('autobench');
+  const oldDir = path.join(folder, 'old-help');
+  await config.update('helpDir', oldDir, vscode.ConfigurationTarget.Workspace);
+  try {
+    const files = await vscode.commands.executeCommand<string[] | undefined>('autobench.captureHelp', vscode.Uri.file(file), { target: 'sim' });
+    assert.ok(files && files.length >= 2, `captured: ${JSON.stringify(files)}`);
+    for (const f of files) assert.equal(path.dirname(f), oldDir);
+    // A folder was configured (through the alias), so capture wrote no setting.
+    assert.equal(vscode.workspace.getConfiguration('autobench').inspect('snapshots.helpDir')?.workspaceValue, undefined);
   } finally {
     await config.update('helpDir', undefined, vscode.ConfigurationTarget.Workspace);
   }

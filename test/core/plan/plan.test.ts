@@ -2,21 +2,25 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { checkConfigText } from '../../src/core/config/check';
-import { loadPlan, PlanError } from '../../src/runner';
-import { buildRunPlan } from '../../src/runner/plan';
-import { planYaml, REPO } from './helpers';
+// The run plan read once from a config: frameworks and their candidates, tiers, skips, problems, the trial plan.
+import { checkConfigText } from '../../../src/core/config/check';
+import { readRunPlan, type ReadPlanOptions } from '../../../src/core/plan/build';
+import { assertRunnable, PlanError } from '../../../src/core/plan/types';
+import { planYaml, REPO } from '../../runner/helpers';
 
 const DEMO = path.join(REPO, 'configs/examples/demo.plan.yaml');
 const demoText = readFileSync(DEMO, 'utf8');
 
-function plan(text: string, o: Parameters<typeof buildRunPlan>[1] = {}) {
-  return buildRunPlan(checkConfigText(text, { kind: 'auto' }), o);
+function plan(text: string, o: ReadPlanOptions = {}) {
+  const p = readRunPlan({ text, path: path.join(REPO, 'configs/examples/x.plan.yaml') }, o);
+  assertRunnable(p);
+  return p;
 }
 
 describe('run plan', () => {
   test('the demo plan: sglang and vllm run, TensorRT-LLM trt backend is skipped as unsupported, TokenSpeed is user-excluded', () => {
-    const p = loadPlan({ planText: demoText, planPath: DEMO }).plan;
+    const p = readRunPlan({ text: demoText, path: DEMO });
+    assert.deepEqual(p.problems, []);
     const by = Object.fromEntries(p.frameworks.map((f) => [f.framework, f]));
     assert.equal(by.sglang?.status, 'run');
     assert.equal(by.vllm?.status, 'run');
@@ -31,7 +35,7 @@ describe('run plan', () => {
 
   test('commands are the strings validate prints (what the code lens shows)', () => {
     const check = checkConfigText(demoText, { kind: 'auto' });
-    const p = buildRunPlan(check);
+    const p = plan(demoText);
     for (const f of p.frameworks.filter((x) => x.status === 'run')) {
       const lens = check.plans.find((x) => x.framework === f.framework)?.candidates.map((c) => c.command);
       assert.deepEqual(f.candidates.map((c) => c.command), lens);
@@ -47,7 +51,7 @@ describe('run plan', () => {
   });
 
   test('--frameworks leaves the other enabled frameworks user-excluded', () => {
-    const p = plan(demoText, { only: ['vllm'] });
+    const p = plan(demoText, { frameworks: ['vllm'] });
     assert.equal(p.frameworks.find((f) => f.framework === 'sglang')?.status, 'user_excluded');
     assert.match(p.frameworks.find((f) => f.framework === 'sglang')?.reason ?? '', /--frameworks/);
     assert.equal(p.frameworks.find((f) => f.framework === 'vllm')?.status, 'run');
@@ -58,7 +62,8 @@ describe('run plan', () => {
     const vllm = plan(text).frameworks.find((f) => f.framework === 'vllm');
     assert.equal(vllm?.status, 'run');
     assert.equal(vllm?.candidates[0]?.skip, undefined);
-    assert.match(vllm?.candidates[1]?.skip ?? '', /unknown flag 'made_up_flag' \(not in the built-in flag table\); never passed to the server/);
+    assert.equal(vllm?.candidates[1]?.skip?.kind, 'unknown-flag');
+    assert.match(vllm?.candidates[1]?.skip?.reason ?? '', /unknown flag 'made_up_flag' \(not in the built-in flag table\); never passed to the server/);
   });
 
   test('errors outside one framework stop the plan with every problem listed', () => {

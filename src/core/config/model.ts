@@ -1,0 +1,50 @@
+// What a config says once the rules have read it: its kind, scenarios, framework sections and their rendered candidates.
+import type { Candidate } from '../candidates/candidate';
+import type { FrameworkKey } from '../frameworks/types';
+import type { PyMap, PyValue } from '../py/value';
+import type { KnownFlags } from './known-flags';
+import type { YamlPath } from './yaml-doc';
+
+export type ConfigKind = 'cookbook' | 'plan';
+
+export interface Scenario {
+  name: string;
+  inputLen: number;
+  outputLen: number;
+}
+
+/** One framework section as the rules understood it. */
+export interface FrameworkSection {
+  framework: FrameworkKey;
+  enabled: boolean;
+  /** Left out by the caller (`benchmark.framework_set` or `enabled: false`). */
+  userExcluded: boolean;
+  /** The section could be read well enough to build candidates. */
+  usable: boolean;
+  serverCommand: string;
+  base: PyMap;
+  searchSpace: PyMap;
+  known: KnownFlags;
+}
+
+export interface PlaybookModel {
+  kind: ConfigKind;
+  modelName: string | undefined;
+  tokenizer: string | undefined;
+  scenarios: Scenario[];
+  /** max(input_len + output_len) over scenarios, when the dataset is valid. */
+  requiredLength: number | undefined;
+  maxCandidates: number;
+  strategy: 'baseline_first_bounded_product' | 'coverage_first';
+  frameworks: FrameworkSection[];
+  slaPath: YamlPath | undefined;
+}
+
+export interface FrameworkPlan {
+  framework: FrameworkKey;
+  section: FrameworkSection;
+  candidates: Candidate[];
+  totalCombinations: number;
+  untried: Array<{ key: string; value: PyValue }>;
+  truncated: boolean;
+}

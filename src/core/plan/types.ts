@@ -1,0 +1,121 @@
+// The run plan: a checked config read once into what a run does — frameworks and their candidates, scenarios, workload, trials, SLA, snapshots, budget and target settings.
+import type { Candidate } from '../candidates/candidate';
+import type { CandidateStrategy } from '../candidates/generate';
+import type { CheckResult } from '../config/check';
+import type { Scenario } from '../config/model';
+import type { SnapshotFlags } from '../config/known-flags';
+import type { SnapshotSource } from '../config/snapshot-source';
+import type { ParsedYaml } from '../config/yaml-doc';
+import type { FrameworkKey } from '../frameworks/types';
+import type { SlaReading } from '../sla/limits';
+
+export type Tier = 1 | 2 | 3;
+
+export interface PlanFramework {
+  framework: FrameworkKey;
+  status: 'run' | 'skipped' | 'user_excluded';
+  reason?: string;
+  serverCommand: string;
+  /** The tier's candidates (filtered to the asked ids), each with its skip when it will not run. */
+  candidates: Candidate[];
+  totalCombinations: number;
+  /** Search values no listed candidate tries (`max_num_seqs=128`): the budget cut them. */
+  untried: string[];
+  /** Where the flag names were checked: the built-in table or a snapshot. */
+  knownFrom: string;
+}
+
+export interface TrialPoint {
+  rate: number | 'inf';
+  concurrency: number | null;
+}
+
+/** A rate search under the SLA between two bounds, per concurrency. */
+export interface SearchSpec {
+  lower: number;
+  upper: number;
+  /** Stop once the bracket is this narrow (req/s). */
+  tolerance: number;
+  /** At most this many rounds, the two bounds included. */
+  maxRounds: number;
+  concurrencies: Array<number | null>;
+}
+
+export type Endpoint = '/v1/completions' | '/v1/chat/completions' | '/generate';
+
+export interface BenchSettings {
+  endpoint: Endpoint;
+  /** `benchmark.backend` as written (the request format follows the endpoint). */
+  backend: string | undefined;
+  datasetKind: 'random' | 'random-ids';
+  /** What the plan itself wrote (before defaults), for the report: endpoint, dataset kind (random when a dataset mapping names none), num_prompts. */
+  asWritten: { endpoint?: string; datasetKind?: string; numPrompts?: number };
+  canonicalJsonl: string | undefined;
+  numPrompts: number;
+  seed: number;
+  extraBody: Record<string, unknown>;
+  /** Fixed (rate, concurrency) points, measured once each. */
+  fixed: TrialPoint[];
+  /** The rate search under the SLA, per concurrency. */
+  search: SearchSpec | undefined;
+}
+
+export interface VersionRecord {
+  containerImage?: string;
+  packageVersion?: string;
+  gitCommit?: string;
+  serverHelp?: string;
+  benchmarkHelp?: string;
+}
+
+/** A flag the runner had to replace for one framework (renamed, dropped, or swapped for another). */
+export interface Substitution {
+  framework?: string;
+  from: string;
+  to?: string;
+  reason?: string;
+}
+
+export interface RunPlan {
+  /** The text, parsed once: re-checks (a captured --help at preflight) reuse the tree. */
+  source: { path: string; text: string; sha256: string; parsed: ParsedYaml };
+  /** The one check of the text: findings, the rules' model, each framework's candidate list. */
+  check: CheckResult;
+  snapshots: { flags: SnapshotFlags; source: SnapshotSource; note: string; problem?: string };
+  /** `model.name` ('' when the plan has none: `problems` says so). */
+  model: string;
+  /** The tokenizer the plan names (benchmark.tokenizer, else model.tokenizer). */
+  tokenizer: string | undefined;
+  scenarios: Scenario[];
+  frameworks: PlanFramework[];
+  bench: BenchSettings;
+  /** From the one SLA reader (benchmark.sla, else the top-level sla); undefined when the plan has no sla mapping. */
+  sla: SlaReading | undefined;
+  hardware: { gpuCount?: number; gpuModel?: string };
+  budget: { tier: Tier; maxCandidates: number; strategy: CandidateStrategy };
+  /** version_manifest, per key (frameworks, and any other tool the plan records). */
+  versions: Record<string, VersionRecord>;
+  target: { outputDir: string | undefined; resume: boolean };
+  runId: string | undefined;
+  substitutions: Substitution[];
+  /** Warnings of the config check, as `path: message` lines. */
+  warnings: string[];
+  /** Why the plan cannot run (errors not about one framework); empty when it can. */
+  problems: string[];
+}
+
+/** The plan cannot run: errors that are not about one framework (dataset, model, SLA keys, ...). */
+export class PlanError extends Error {
+  constructor(
+    message: string,
+    readonly problems: string[],
+  ) {
+    super(message);
+    this.name = 'PlanError';
+  }
+}
+
+/** Throws PlanError when the plan has problems. */
+export function assertRunnable(plan: RunPlan): void {
+  if (plan.problems.length) throw new PlanError('the plan cannot run', plan.problems);
+}

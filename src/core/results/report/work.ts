@@ -1,0 +1,68 @@
+// Each input row prepared once for every section: framework, scenario, the SLA verdict recomputed
+// from its metrics, whether it ran with smoke settings, and the playbook's rank key.
+import { frameworkSpec, isFrameworkKey } from '../../frameworks';
+import type { PyJson, PyObject } from '../../py/json';
+import { pyGet, pyStrCompare } from '../../py/ops';
+import type { RunManifest } from '../manifest';
+import { frameworkOf, rankKey, scenarioOf, serverCommandOf, type RankKey } from '../rank';
+import type { RowRecord } from '../rows';
+import { evaluateSla, type SlaVerdict } from '../sla';
+import { distinct, frameworkCompare } from './values';
+
+export interface Work {
+  rec: RowRecord;
+  row: PyObject;
+  framework: string;
+  scenario: string;
+  verdict: SlaVerdict;
+  smoke: boolean;
+  /** SLA-passing and not smoke: may be chosen as best. */
+  eligible: boolean;
+  key: RankKey;
+}
+
+/** Smoke settings: the row says so, or its flags turn CUDA graphs off / force eager mode. */
+function isSmoke(row: PyObject, framework: string): boolean {
+  if (pyGet(row, 'smoke') === true) return true;
+  if (!isFrameworkKey(framework)) return false;
+  const keys = frameworkSpec(framework).smokeOnlyFlags;
+  const flags = pyGet(row, 'server_flags');
+  const offValue = (v: PyJson | undefined) => v === true || (typeof v === 'string' && /^(disabled|none|off|eager)$/i.test(v));
+  if (flags instanceof Map) {
+    for (const k of keys) if (offValue(flags.get(k))) return true;
+  }
+  const cmd = serverCommandOf(row);
+  if (!cmd) return false;
+  for (const k of keys) {
+    const opt = `--${k.replace(/_/g, '-')}`;
+    const re = k.startsWith('cuda_graph_backend') ? new RegExp(`${opt}(?:=|\\s+)disabled\\b`) : new RegExp(`${opt}(?:=true)?(?=\\s|$)`);
+    if (re.test(cmd)) return true;
+  }
+  return false;
+}
+
+/** The manifest's SLA, when it has one, judges every row; otherwise each row's own sla block. */
+export function prepareWork(records: readonly RowRecord[], manifest: RunManifest | undefined): Work[] {
+  return records.map((rec) => {
+    const row = rec.data;
+    const framework = frameworkOf(row);
+    const verdict = evaluateSla(row, manifest?.sla);
+    const smoke = isSmoke(row, framework);
+    const eligible = verdict.passed && !smoke;
+    const k = rankKey(row);
+    // The playbook's key, with the recomputed verdict in place of the row's own `sla.passed`.
+    const key: RankKey = [k[0], verdict.passed ? 1 : 0, k[2], k[3], k[4], k[5], k[6]];
+    return { rec, row, framework, scenario: scenarioOf(row), verdict, smoke, eligible, key };
+  });
+}
+
+/** Scenario names in Python's string order. */
+export function scenarioNames(work: readonly Work[]): string[] {
+  return distinct(work.map((w) => w.scenario)).sort(pyStrCompare);
+}
+
+/** Frameworks with rows, plus the ones the manifest enables and the caller kept, in display order. */
+export function frameworkNames(work: readonly Work[], manifest: RunManifest | undefined): string[] {
+  const planned = manifest?.frameworks.filter((f) => f.enabled && !f.userExcluded).map((f) => f.framework) ?? [];
+  return distinct([...work.map((w) => w.framework), ...planned]).sort(frameworkCompare);
+}

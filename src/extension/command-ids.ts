@@ -1,0 +1,16 @@
+// Every command id the extension registers, as plain data: package.json's contributes.commands must list exactly these.
+
+export const COMMAND_IDS = {
+  validateWorkspace: 'autobench.validateWorkspace',
+  showCandidates: 'autobench.showCandidates',
+  openSummary: 'autobench.openSummary',
+  runBaseline: 'autobench.runBaseline',
+  runCandidate: 'autobench.runCandidate',
+  runAll: 'autobench.runAll',
+  cancelRun: 'autobench.cancelRun',
+  selectTarget: 'autobench.selectTarget',
+  setHfToken: 'autobench.setHfToken',
+  captureHelp: 'autobench.captureHelp',
+} as const;
+
+export type CommandId = (typeof COMMAND_IDS)[keyof typeof COMMAND_IDS];

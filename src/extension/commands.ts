@@ -1,0 +1,85 @@
+// The command table: every command id (command-ids.ts, the same as package.json) with its handler, registered in one loop.
+import * as vscode from 'vscode';
+import { VALIDATE_FILES_REQUEST, type ValidateFilesResult } from '../shared/protocol';
+import { COMMAND_IDS, type CommandId } from './command-ids';
+import { CommandsDocuments } from './commands-document';
+import type { AutobenchContext } from './context';
+import { captureHelp } from './help-capture';
+import { optionsOf } from './run-inputs';
+import { selectTarget, setHfToken } from './run-setup';
+import type { Runs } from './runs';
+import type { SummaryPanels } from './summary-panel';
+
+/** Command arguments come from anywhere (palette, lenses, menus, other extensions): handlers check them. */
+export type CommandHandler = (...args: unknown[]) => unknown;
+
+export interface CommandDeps {
+  ctx: AutobenchContext;
+  documents: CommandsDocuments;
+  summaries: SummaryPanels;
+  runs: Runs;
+}
+
+async function openSummary({ ctx, summaries }: CommandDeps, arg: unknown): Promise<unknown> {
+  let file = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.fsPath : undefined;
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (!file && active?.scheme === 'file' && active.fsPath.endsWith('.jsonl')) file = active.fsPath;
+  if (!file) {
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Result rows': ['jsonl'] }, title: 'Open benchmark result rows' });
+    file = picked?.[0]?.fsPath;
+  }
+  if (!file) return undefined;
+  try {
+    return await summaries.show(file);
+  } catch (e) {
+    const message = `Autobench: cannot open the summary of ${file}: ${(e as Error).message}`;
+    ctx.log.error(message);
+    void vscode.window.showErrorMessage(message);
+    return undefined;
+  }
+}
+
+async function showCandidates(documents: CommandsDocuments, uriArg: unknown, framework: unknown): Promise<string | undefined> {
+  const target = typeof uriArg === 'string' ? vscode.Uri.parse(uriArg) : uriArg instanceof vscode.Uri ? uriArg : vscode.window.activeTextEditor?.document.uri;
+  if (!target) {
+    void vscode.window.showInformationMessage('Open a cookbook config to list its candidate commands.');
+    return undefined;
+  }
+  const uri = CommandsDocuments.uriFor(target, typeof framework === 'string' ? framework : undefined);
+  documents.refresh(uri);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  return uri.toString();
+}
+
+async function validateWorkspace(ctx: AutobenchContext): Promise<ValidateFilesResult | undefined> {
+  const client = ctx.client;
+  if (!client) return undefined;
+  const files = await vscode.workspace.findFiles('**/*.{yaml,yml}', '**/node_modules/**', 10000);
+  const res = await client.sendRequest<ValidateFilesResult>(VALIDATE_FILES_REQUEST, { uris: files.map((f) => f.toString()) });
+  const msg = `Autobench: ${res.configs} config(s) checked: ${res.errors} error(s), ${res.warnings} warning(s).`;
+  ctx.log.info(msg);
+  void vscode.window.showInformationMessage(msg);
+  return res;
+}
+
+/** Every command: the Record type makes a missing or unknown id a compile error. */
+export function commandTable(d: CommandDeps): Record<CommandId, CommandHandler> {
+  return {
+    [COMMAND_IDS.validateWorkspace]: () => validateWorkspace(d.ctx),
+    [COMMAND_IDS.showCandidates]: (uri, framework) => showCandidates(d.documents, uri, framework),
+    [COMMAND_IDS.openSummary]: (arg) => openSummary(d, arg),
+    [COMMAND_IDS.runBaseline]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'baseline' }, optionsOf(opts)),
+    [COMMAND_IDS.runCandidate]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'candidate' }, optionsOf(opts)),
+    [COMMAND_IDS.runAll]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'all' }, optionsOf(opts)),
+    [COMMAND_IDS.cancelRun]: () => d.runs.cancel(),
+    [COMMAND_IDS.selectTarget]: () => selectTarget(),
+    [COMMAND_IDS.setHfToken]: () => setHfToken(d.ctx.extension.secrets),
+    [COMMAND_IDS.captureHelp]: (uri, opts) => captureHelp(d.ctx, uri, optionsOf(opts)),
+  };
+}
+
+/** Registers the table for the extension's lifetime (commands outlive client restarts). */
+export function registerCommands(d: CommandDeps): void {
+  for (const [id, handler] of Object.entries(commandTable(d))) d.ctx.pushExtension(vscode.commands.registerCommand(id, handler));
+}

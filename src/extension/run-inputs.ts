@@ -1,0 +1,83 @@
+// What a run or a help capture started from the editor needs: its arguments, workspace, target, help folder, secrets and host-key prompt.
+import { accessSync, chmodSync, constants, existsSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { processEnvSecrets, type HostKeyPrompt, type SecretSource } from '../runner';
+import { readSettings } from './settings';
+
+export const HF_TOKEN_KEY = 'autobench.hfToken';
+
+/** Extra arguments tests (and other extensions) may pass after [uri, framework]. */
+export interface RunCommandOptions {
+  /** Resolve with the RunResult once the run finished and its summary opened (default: return at once). */
+  wait?: boolean;
+  /** Overrides the autobench.run.target setting. */
+  target?: string;
+  /** Simulated engine speed-up (target sim only). */
+  simSpeed?: number;
+  /** "Run candidate…" without the quick pick. */
+  candidate?: string;
+}
+
+/** The config a command is about: its argument (string or Uri), else the active file. */
+export function uriOf(arg: unknown): vscode.Uri | undefined {
+  if (typeof arg === 'string') return vscode.Uri.parse(arg);
+  if (arg instanceof vscode.Uri) return arg;
+  const active = vscode.window.activeTextEditor?.document.uri;
+  return active?.scheme === 'file' ? active : undefined;
+}
+
+/** Only the known fields, with the right types: command arguments come from anywhere (lenses, keybindings, other extensions). */
+export function optionsOf(arg: unknown): RunCommandOptions {
+  if (typeof arg !== 'object' || arg === null || arg instanceof vscode.Uri) return {};
+  const a = arg as Record<string, unknown>;
+  const out: RunCommandOptions = {};
+  if (a.wait === true) out.wait = true;
+  if (typeof a.target === 'string') out.target = a.target;
+  if (typeof a.simSpeed === 'number' && a.simSpeed > 0) out.simSpeed = a.simSpeed;
+  if (typeof a.candidate === 'string') out.candidate = a.candidate;
+  return out;
+}
+
+export function workspaceDir(uri: vscode.Uri): string {
+  return (vscode.workspace.getWorkspaceFolder(uri) ?? vscode.workspace.workspaceFolders?.[0])?.uri.fsPath ?? path.dirname(uri.fsPath);
+}
+
+export function targetOf(opts: RunCommandOptions): string {
+  return opts.target ?? readSettings().run.target;
+}
+
+/** The configured help folder, resolved against the workspace; undefined when none is set. */
+export function helpDirOf(ws: string): string | undefined {
+  const v = readSettings().snapshots.helpDir;
+  return v ? path.resolve(ws, v) : undefined;
+}
+
+/** The shims in bin/sim must be executable; some .vsix unpackers drop the mode bits, so restore them. */
+export function simBinDir(extensionPath: string): string | undefined {
+  const dir = path.join(extensionPath, 'bin', 'sim');
+  if (!existsSync(path.join(dir, '_run'))) return undefined;
+  try {
+    accessSync(path.join(dir, '_run'), constants.X_OK);
+  } catch {
+    for (const f of readdirSync(dir)) if (!f.includes('.')) chmodSync(path.join(dir, f), 0o755);
+  }
+  return dir;
+}
+
+/** An unknown ssh host key: the user decides (a mismatched key is refused by the executor without asking). */
+export async function askHostKey(p: HostKeyPrompt): Promise<boolean> {
+  const trust = 'Trust and connect';
+  const pick = await vscode.window.showWarningMessage(
+    `Autobench: the host ${p.host}:${p.port} is not in ${p.knownHostsFile}. Its ${p.keyType} key fingerprint is ${p.fingerprint}. Trust it and add it to known_hosts?`,
+    { modal: true },
+    trust,
+  );
+  return pick === trust;
+}
+
+/** HF_TOKEN from SecretStorage (read once before the run: the runner's lookup is synchronous); others from the environment. */
+export async function secretsOf(secrets: vscode.SecretStorage): Promise<SecretSource> {
+  const token = await secrets.get(HF_TOKEN_KEY);
+  return (name) => (name === 'HF_TOKEN' && token ? token : processEnvSecrets(name));
+}

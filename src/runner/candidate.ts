@@ -1,0 +1,112 @@
+// A candidate's lifecycle: launch (the exact command), health wait, its scenarios measured, teardown; and the preflight smoke server on the first candidate.
+import { basename } from 'node:path';
+import type { Candidate } from '../core/candidates/candidate';
+import { candidateFlagsJson } from '../core/candidates/candidate';
+import type { Scenario } from '../core/config/model';
+import type { PlanFramework } from '../core/plan/types';
+import type { RowStatus } from '../core/results/rows';
+import { safeName } from './artifacts';
+import { backendFor } from './client-trial';
+import type { RunContext } from './context';
+import { recordNotRun } from './not-run';
+import { smokeTest } from './preflight';
+import { failureOf, launchServer, stopServer, type LaunchResult, type LiveServer } from './server';
+import { runScenario } from './trial';
+
+/** A candidate that did not come up (or failed its smoke): status, reason and its server log. */
+export interface LaunchFailure {
+  cand: Candidate;
+  status: RowStatus;
+  reason: string;
+  log: string;
+}
+
+export function serverLogFile(ctx: RunContext, f: PlanFramework, label: string): string {
+  return ctx.dir.path('servers', safeName(`${f.framework}-${label}`), 'server.log');
+}
+
+async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate, logFile: string): Promise<LaunchResult> {
+  const ref = { framework: f.framework, candidateId: cand.id };
+  const r = await launchServer(ctx.target, {
+    framework: f.framework,
+    argv: cand.argv,
+    flags: candidateFlagsJson(cand),
+    logFile,
+    secretEnv: ctx.secretNames,
+    healthTimeoutMs: ctx.healthTimeoutMs,
+    stopGraceMs: ctx.graceMs,
+    signal: ctx.signal,
+    onState: (state, info) => {
+      // Recorded as soon as the group exists, so a killed runner leaves its servers findable.
+      if (state === 'waiting' && info.pid) ctx.track({ pgid: info.pid, target: ctx.opts.target, framework: f.framework, candidate: cand.id, program: basename(cand.argv[0] ?? '') }, info.pid, true);
+      ctx.emit({ type: 'server', ...ref, state, ...info });
+    },
+  });
+  if (!r.ok && r.status !== 'cancelled' && r.pid) ctx.track(undefined, r.pid, false);
+  if (!r.ok && r.status === 'cancelled') ctx.manifest.live_servers = [];
+  return r;
+}
+
+async function stop(ctx: RunContext, f: PlanFramework, cand: Candidate, server: LiveServer): Promise<void> {
+  ctx.emit({ type: 'server', framework: f.framework, candidateId: cand.id, state: 'stopping', pid: server.proc.pid });
+  await stopServer(server, ctx.graceMs);
+  ctx.track(undefined, server.proc.pid, false);
+  ctx.emit({ type: 'server', framework: f.framework, candidateId: cand.id, state: 'stopped', pid: server.proc.pid });
+}
+
+/** The preflight smoke: the model list, one streaming request and a short burst on the first candidate that will run. */
+export async function smoke(ctx: RunContext, f: PlanFramework, cand: Candidate): Promise<LaunchFailure | undefined> {
+  const fw = f.framework;
+  const st = ctx.fwState(fw);
+  const logFile = serverLogFile(ctx, f, 'preflight-smoke');
+  ctx.emit({ type: 'preflight', framework: fw, step: 'smoke', status: 'start', detail: `${cand.id}: ${cand.command}` });
+  const launched = await launch(ctx, f, cand, logFile);
+  if (!launched.ok) {
+    if (launched.status === 'cancelled') return undefined;
+    st.smoke = { candidate: cand.id, command: cand.command, ok: false, status: launched.status, reason: launched.reason, server_log: ctx.dir.rel(logFile) };
+    ctx.emit({ type: 'preflight', framework: fw, step: 'smoke', status: 'failed', detail: launched.reason });
+    return { cand, status: launched.status, reason: `preflight smoke: ${launched.reason}`, log: ctx.dir.rel(logFile) };
+  }
+  const server = launched.server;
+  try {
+    const sc = ctx.plan.scenarios[0] as Scenario;
+    const res = await smokeTest(server, backendFor(fw, ctx.plan.bench.endpoint), ctx.workloads.for(sc), Math.max(5, ctx.opts.smokeRequests ?? 5), ctx.signal);
+    st.smoke = { candidate: cand.id, command: cand.command, ok: res.ok, models: res.models ?? null, stream: res.stream, bench: res.bench, server_log: ctx.dir.rel(logFile) };
+    ctx.emit({ type: 'preflight', framework: fw, step: 'smoke', status: res.ok ? 'ok' : 'warn', detail: `models: ${res.models ?? '?'}; streaming request: ${res.stream.detail}; smoke: ${res.bench.detail}` });
+  } finally {
+    await stop(ctx, f, cand, server);
+  }
+  return undefined;
+}
+
+/** Launch, warm, measure every unfinished trial, tear down. 'ok' once the server came up (trial failures are rows of their own). */
+export async function runCandidate(ctx: RunContext, f: PlanFramework, cand: Candidate): Promise<'ok' | 'cancelled' | LaunchFailure> {
+  const fw = f.framework;
+  const logFile = serverLogFile(ctx, f, cand.id);
+  const launched = await launch(ctx, f, cand, logFile);
+  if (!launched.ok) {
+    if (launched.status === 'cancelled') return 'cancelled';
+    ctx.emit({ type: 'server', framework: fw, candidateId: cand.id, state: 'failed', ...(launched.pid ? { pid: launched.pid } : {}), detail: launched.reason });
+    return { cand, status: launched.status, reason: launched.reason, log: ctx.dir.rel(logFile) };
+  }
+  const server = launched.server;
+  let first = true;
+  let dead: { status: RowStatus; reason: string } | undefined;
+  try {
+    for (const sc of ctx.plan.scenarios) {
+      if (ctx.aborted) return 'cancelled';
+      if (!dead && server.exit) dead = failureOf(fw, server.proc, 'the server died during an earlier trial');
+      if (dead) {
+        recordNotRun(ctx, f, cand, dead.status, `not measured: ${dead.reason}`, 'crash', ctx.dir.rel(logFile), [sc]);
+        continue;
+      }
+      const r = await runScenario(ctx, { f, cand, sc, server, logFile }, first);
+      first = false;
+      if (r === 'cancelled') return 'cancelled';
+      if (r !== 'ok') dead = { status: r.status, reason: r.reason };
+    }
+    return 'ok';
+  } finally {
+    await stop(ctx, f, cand, server);
+  }
+}

@@ -1,0 +1,78 @@
+// What every stage of a run shares: the options, the plan, the target, the run directory and its manifest, the ledger of finished trials, events, cancellation and the workloads.
+import type { FrameworkKey } from '../core/frameworks/types';
+import type { ResultRow } from '../core/results/rows';
+import type { RunPlan } from '../core/plan/types';
+import type { RunDir } from './artifacts';
+import type { Ledger } from './ledger';
+import type { FrameworkState, LiveRecord, Manifest } from './run-manifest';
+import type { RowContext } from './rows';
+import type { RunTarget } from './target';
+import type { RunEvent, RunOptions } from './types';
+import type { Workloads } from './workloads';
+
+export const WARMUP_FIRST_TRIAL = 3;
+export const WARMUP_LATER = 1;
+
+export class RunContext {
+  manifest!: Manifest;
+  rowCtx!: RowContext;
+  workloads!: Workloads;
+  trialIndex = 0;
+  plannedTrials = 0;
+  private cancelled = false;
+  readonly healthTimeoutMs: number;
+  readonly trialTimeoutMs: number;
+  readonly graceMs: number;
+
+  constructor(
+    readonly opts: RunOptions,
+    readonly plan: RunPlan,
+    readonly dir: RunDir,
+    readonly ledger: Ledger,
+    readonly target: RunTarget,
+    readonly secretNames: string[],
+    readonly emit: (e: RunEvent) => void,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    const sim = opts.target === 'sim';
+    this.healthTimeoutMs = (opts.healthTimeoutS ?? (sim ? 60 : 900)) * 1000;
+    this.trialTimeoutMs = (opts.trialTimeoutS ?? (sim ? 300 : 3600)) * 1000;
+    this.graceMs = opts.stopGraceMs ?? (sim ? 2000 : 10_000);
+  }
+
+  /** The simulator's speed (1 on real targets): rates sent are modelled rates × speed. */
+  get speed(): number {
+    return this.target.sim?.speed ?? 1;
+  }
+
+  get aborted(): boolean {
+    if (this.signal?.aborted) this.cancelled = true;
+    return this.cancelled;
+  }
+
+  log(level: 'info' | 'warn', message: string): void {
+    this.emit({ type: 'log', level, message });
+  }
+
+  saveManifest(): void {
+    this.manifest.updated_at = new Date().toISOString();
+    this.dir.writeJson('manifest.json', this.manifest);
+  }
+
+  addRow(row: ResultRow): void {
+    this.dir.appendRow(row);
+    this.ledger.add(row);
+    this.emit({ type: 'row', row });
+  }
+
+  fwState(fw: FrameworkKey): FrameworkState {
+    return this.manifest.frameworks[fw] as FrameworkState;
+  }
+
+  /** Records a server process group while it runs (add) or drops it (a killed runner leaves them for --resume). */
+  track(rec: LiveRecord | undefined, pgid: number, add: boolean): void {
+    if (add && rec) this.manifest.live_servers.push(rec);
+    else this.manifest.live_servers = this.manifest.live_servers.filter((l) => l.pgid !== pgid);
+    this.saveManifest();
+  }
+}

@@ -1,0 +1,122 @@
+// manifest.json: what a run is (plan hash, target, simulator settings, client, workload, SLA, trial plan) and what it found (versions, help, GPUs, smoke, searches, live servers).
+import { randomBytes } from 'node:crypto';
+import { basename, resolve } from 'node:path';
+import type { FrameworkKey } from '../core/frameworks/types';
+import type { SlaLimits } from '../core/sla/limits';
+import type { RunPlan } from '../core/plan/types';
+import { safeName } from './artifacts';
+import type { GpuCheck } from './preflight';
+import type { RunTarget } from './target';
+import type { RunOptions, RunStatus, Tier } from './types';
+
+export interface FrameworkState {
+  status: string;
+  reason?: string;
+  server_command: string;
+  help?: { command: string; file?: string; ok: boolean; detail: string; checked_against?: string };
+  version?: { command?: string; version?: string };
+  smoke?: unknown;
+  outcome?: string;
+  candidates: Array<{ id: string; name: string; command: string; skip?: string; outcome?: string }>;
+  searches: Record<string, string>;
+}
+
+export interface Manifest {
+  run_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus | 'running';
+  reason?: string;
+  simulated: boolean;
+  note?: string;
+  plan: { path: string; sha256: string; copy: string; snapshots: string };
+  target: { spec: string; describe: string; host: string };
+  sim?: { speed: number; seed: number; gpu: string; extra: string; bin: string; time: string };
+  client: { name: string; version: string };
+  tokenizer: string;
+  workload: Record<string, unknown>;
+  sla: SlaLimits;
+  tier: Tier;
+  trial_plan: Record<string, unknown>;
+  gpu?: GpuCheck | { status: 'skipped'; detail: string };
+  frameworks: Partial<Record<FrameworkKey, FrameworkState>>;
+  resumes: Array<{ at: string; finished_trials: number }>;
+  /** Servers running right now (process groups on the target); a killed runner leaves them here for --resume to clean up. */
+  live_servers: LiveRecord[];
+}
+
+/** A server process group on the target, recorded while it runs. */
+export interface LiveRecord {
+  pgid: number;
+  target: string;
+  framework: FrameworkKey;
+  candidate: string;
+  program: string;
+}
+
+export function newRunId(planPath: string): string {
+  const d = new Date();
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+  return `${safeName(basename(planPath).replace(/\.(ya?ml|json)$/i, ''))}-${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+function frameworkStates(plan: RunPlan): Manifest['frameworks'] {
+  const fws: Manifest['frameworks'] = {};
+  for (const f of plan.frameworks) {
+    fws[f.framework] = {
+      status: f.status,
+      ...(f.reason ? { reason: f.reason } : {}),
+      server_command: f.serverCommand,
+      candidates: f.candidates.map((c) => ({ id: c.id, name: c.name, command: c.command, ...(c.skip ? { skip: c.skip.reason } : {}) })),
+      searches: {},
+    };
+  }
+  return fws;
+}
+
+export interface ManifestInput {
+  opts: RunOptions;
+  plan: RunPlan;
+  target: RunTarget;
+  clientVersion: string;
+  warmup: { first_trial: number; later: number };
+  prior: Manifest | undefined;
+}
+
+/** The manifest a run starts with (a resumed run keeps its id, creation time and resumes). */
+export function initialManifest(i: ManifestInput): Manifest {
+  const { plan: p, target, prior } = i;
+  const sim = target.sim;
+  return {
+    run_id: prior?.run_id ?? newRunId(i.opts.planPath),
+    created_at: prior?.created_at ?? new Date().toISOString(),
+    updated_at: '',
+    status: 'running',
+    simulated: target.simulated,
+    ...(target.simulated ? { note: 'SIMULATED: every server was the built-in simulated engine; no number here is a GPU measurement.' } : {}),
+    plan: { path: resolve(i.opts.planPath), sha256: p.source.sha256, copy: 'plan.yaml', snapshots: p.snapshots.note },
+    target: { spec: i.opts.target, describe: target.executor.describe(), host: target.host },
+    ...(sim ? { sim: { speed: sim.speed, seed: sim.seed, gpu: sim.gpu ?? 'auto', extra: sim.extra, bin: sim.binDir, time: 'rows report modelled time: wall-clock latencies x speed, throughputs and rates / speed' } } : {}),
+    client: { name: 'autobench', version: i.clientVersion },
+    tokenizer: '',
+    workload: { kind: p.bench.datasetKind, num_prompts: p.bench.numPrompts, seed: p.bench.seed, endpoint: p.bench.endpoint, range_ratio: 1, extra_request_body: p.bench.extraBody, scenarios: p.scenarios },
+    sla: { ...p.sla?.limits },
+    tier: p.budget.tier,
+    trial_plan: { fixed: p.bench.fixed, search: p.bench.search ?? null, warmup_requests: i.warmup, cache: 'flushed before each measurement; servers restarted between candidates' },
+    frameworks: frameworkStates(p),
+    resumes: [...(prior?.resumes ?? [])],
+    live_servers: [],
+  };
+}
+
+/** Versions captured at preflight (and the help files), over what the plan says, for the report. */
+export function capturedVersions(m: Manifest): Record<string, { packageVersion?: string; serverHelp?: string }> {
+  const out: Record<string, { packageVersion?: string; serverHelp?: string }> = {};
+  for (const [fw, st] of Object.entries(m.frameworks)) {
+    const v = st?.version?.version;
+    const h = st?.help?.file;
+    if (v || h) out[fw] = { ...(v ? { packageVersion: v } : {}), ...(h ? { serverHelp: h } : {}) };
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+// Settings: every name is `autobench.<area>.<name>`, old names stay deprecated aliases, and the new name wins when set at any level.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
+import { resolveSetting, resolveSettings, serverSettingsOf, SETTINGS, userValue, type InspectFn, type InspectLike } from '../../src/extension/settings-model';
+import { extensionSources, manifest } from './manifest';
+
+/** An inspect() over a table of per-key records; undeclared keys give undefined as VS Code does. */
+function inspector(records: Record<string, InspectLike>): InspectFn {
+  return (key) => records[key];
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+
+describe('the alias rule', () => {
+  test('nothing set anywhere: the default', () => {
+    assert.equal(resolveSetting(SETTINGS.target, inspector({ 'run.target': { defaultValue: 'sim' }, target: { defaultValue: 'sim' } })), 'sim');
+    assert.equal(resolveSetting(SETTINGS.target, inspector({})), 'sim');
+  });
+
+  test('only the old name set: the old name', () => {
+    const read = inspector({ 'run.target': { defaultValue: 'sim' }, target: { defaultValue: 'sim', workspaceValue: 'ssh:gpu1' } });
+    assert.equal(resolveSetting(SETTINGS.target, read), 'ssh:gpu1');
+  });
+
+  test('the new name set at any level wins over the old one at a more specific level', () => {
+    const read = inspector({ 'run.target': { defaultValue: 'sim', globalValue: 'local' }, target: { workspaceValue: 'ssh:gpu1', workspaceFolderValue: 'ssh:gpu2' } });
+    assert.equal(resolveSetting(SETTINGS.target, read), 'local');
+  });
+
+  test('an explicitly empty new value still wins (the user cleared it on purpose)', () => {
+    const read = inspector({ 'snapshots.helpDir': { defaultValue: '', workspaceValue: '' }, helpDir: { workspaceValue: 'artifacts/help' } });
+    assert.equal(resolveSetting(SETTINGS.helpDir, read), '');
+  });
+
+  test('the defaults never count as set', () => {
+    const read = inspector({ 'run.hosts': { defaultValue: ['from-default'] }, hosts: { globalValue: ['gpu1', 'gpu2'] } });
+    assert.deepEqual(resolveSetting(SETTINGS.hosts, read), ['gpu1', 'gpu2']);
+  });
+
+  test('levels go as VS Code orders them: language-specific, folder, workspace, user', () => {
+    assert.equal(userValue({ globalValue: 'g', workspaceValue: 'w', workspaceFolderValue: 'f' }, isString), 'f');
+    assert.equal(userValue({ globalValue: 'g', workspaceValue: 'w' }, isString), 'w');
+    assert.equal(userValue({ globalValue: 'g', workspaceFolderValue: 'f', globalLanguageValue: 'l' }, isString), 'l');
+    assert.equal(userValue({ defaultValue: 'd' }, isString), undefined);
+    assert.equal(userValue(undefined, isString), undefined);
+  });
+
+  test('a value of the wrong type counts as not set', () => {
+    const read = inspector({ 'diagnostics.debounceMs': { workspaceValue: 'fast' } });
+    assert.equal(resolveSetting(SETTINGS.debounceMs, read), DEFAULT_SETTINGS.debounceMs);
+    const hosts = inspector({ 'run.hosts': { globalValue: [1, 2] }, hosts: { globalValue: ['gpu1'] } });
+    assert.deepEqual(resolveSetting(SETTINGS.hosts, hosts), ['gpu1']);
+  });
+
+  test('settings without an alias read only their own name', () => {
+    const read = inspector({ 'configs.include': { workspaceValue: ['**/*.plan.yaml'] } });
+    assert.deepEqual(resolveSetting(SETTINGS.include, read), ['**/*.plan.yaml']);
+  });
+});
+
+describe('the server is pushed what it was before', () => {
+  test('defaults: DEFAULT_SETTINGS', () => {
+    assert.deepEqual(serverSettingsOf(resolveSettings(inspector({}))), DEFAULT_SETTINGS);
+  });
+
+  test('the help folder comes through its alias too', () => {
+    const s = resolveSettings(inspector({ helpDir: { workspaceValue: 'help' }, 'diagnostics.debounceMs': { globalValue: 40 } }));
+    assert.deepEqual(serverSettingsOf(s), { helpDir: 'help', include: DEFAULT_SETTINGS.include, debounceMs: 40 });
+    assert.deepEqual(s.run, { target: 'sim', hosts: [] });
+  });
+});
+
+describe('package.json declares exactly these settings', () => {
+  const props = manifest().contributes.configuration.properties;
+  const specs = Object.values(SETTINGS);
+
+  test('each setting is named autobench.<area>.<name> and declared with the same default', () => {
+    for (const spec of specs) {
+      assert.match(spec.key, /^[a-z]+\.[a-z][A-Za-z]*$/, spec.key);
+      const decl = props[`autobench.${spec.key}`];
+      assert.ok(decl, `autobench.${spec.key} is not in package.json`);
+      assert.deepEqual(decl.default, spec.defaultValue, `default of autobench.${spec.key}`);
+      assert.equal(decl.markdownDeprecationMessage, undefined, `autobench.${spec.key} is marked deprecated`);
+    }
+  });
+
+  test('each old name is still declared, deprecated in favour of the new one, with the same type, default and scope', () => {
+    for (const spec of specs) {
+      if (!('alias' in spec)) continue;
+      const decl = props[`autobench.${spec.alias}`];
+      const current = props[`autobench.${spec.key}`];
+      assert.ok(decl && current, `autobench.${spec.alias} is not in package.json`);
+      assert.ok(decl.markdownDeprecationMessage?.includes(`autobench.${spec.key}`), `autobench.${spec.alias} does not point at autobench.${spec.key}`);
+      assert.equal(decl.type, current.type);
+      assert.deepEqual(decl.default, current.default);
+      assert.equal(decl.scope, current.scope);
+    }
+  });
+
+  test('package.json declares nothing the settings module does not read', () => {
+    const known = new Set(specs.flatMap((s) => ('alias' in s ? [s.key, s.alias] : [s.key]).map((k) => `autobench.${k}`)));
+    assert.deepEqual(Object.keys(props).filter((k) => !known.has(k)), []);
+  });
+
+  test('the aliases are the renamed settings: helpDir, target, hosts', () => {
+    const aliases = Object.fromEntries(specs.flatMap((s) => ('alias' in s ? [[s.alias, s.key]] : [])));
+    assert.deepEqual(aliases, { helpDir: 'snapshots.helpDir', target: 'run.target', hosts: 'run.hosts' });
+  });
+});
+
+test('settings.ts is the only extension module that reads or writes configuration', () => {
+  const readers = [...extensionSources()].filter(([, text]) => /getConfiguration\s*\(/.test(text)).map(([f]) => f);
+  assert.deepEqual(readers, ['settings.ts']);
+});
