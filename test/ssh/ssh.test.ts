@@ -106,7 +106,9 @@ http.createServer((q, s) => s.end('hello ' + (process.env.GREETING || '') + ' ' 
   });
 
   test('run(): a timeout kills the command and what it spawned on the host', async () => {
-    const r = await ex.run(['sh', '-c', 'sleep 1000 & echo $!; wait'], { timeoutMs: 500 });
+    // The command never ends by itself; the limit leaves room for the ssh session's set-up on a loaded machine,
+    // so the pid has come back before the timeout fires (500 ms failed under load: empty stdout).
+    const r = await ex.run(['sh', '-c', 'sleep 1000 & echo $!; wait'], { timeoutMs: 5000 });
     assert.equal(r.timedOut, true);
     const pid = Number(r.stdout.trim());
     assert.ok(pid > 1, r.stdout);

@@ -8,19 +8,8 @@ import type { ConfigKind, FrameworkSection, PlaybookModel } from './model';
 import { isPyInt, isPyMap, pyRepr, pyStr, type PyMap, type PyValue } from '../py/value';
 import { nodeAt, type YamlPath } from './yaml-doc';
 import type { TextEdit } from './finding';
+import { PLAYBOOK_SLA_KEYS, SLA_REPLACEMENTS } from '../sla/limits';
 
-// Only for src/core/editor/completion.ts, which still names ConfigKind through this module; import ./model instead.
-export type { ConfigKind } from './model';
-
-export const SLA_KEYS = ['max_p50_ttft_ms', 'max_p50_tpot_ms', 'min_success_rate', 'max_p50_e2e_ms'] as const;
-export const DEPRECATED_SLA_KEYS: Record<string, string> = {
-  max_p99_ttft_ms: 'max_p50_ttft_ms',
-  max_p99_tpot_ms: 'max_p50_tpot_ms',
-  max_p99_e2e_ms: 'max_p50_e2e_ms',
-  max_ttft_ms: 'max_p50_ttft_ms',
-  max_tpot_ms: 'max_p50_tpot_ms',
-  max_e2e_ms: 'max_p50_e2e_ms',
-};
 export const DEFAULT_MAX_CANDIDATES = 10;
 
 function get(m: PyValue | undefined, key: string): PyValue | undefined {
@@ -335,18 +324,18 @@ function checkSla(sink: FindingSink, root: PyMap, model: PlaybookModel): void {
     sink.error('sla-mapping', 'sla must be a mapping', path);
     return;
   }
-  const allowed = [...SLA_KEYS].sort();
+  const allowed = [...PLAYBOOK_SLA_KEYS].sort();
   for (const key of sla.keys()) {
     const k = pyStr(key);
     const p: YamlPath = [...path, typeof key === 'string' ? key : k];
-    const replacement = DEPRECATED_SLA_KEYS[k];
+    const replacement = SLA_REPLACEMENTS[k];
     if (replacement) {
       const keyRange = sink.rangeOf(p, true);
       sink.error('sla-deprecated', `sla: ${pyRepr(k)} is deprecated; use ${pyRepr(replacement)} (see references/result-schema.md)`, p, {
         onKey: true,
         fixes: [{ title: `Rename to '${replacement}'`, edits: [{ range: keyRange, newText: replacement }] }],
       });
-    } else if (!(SLA_KEYS as readonly string[]).includes(k)) {
+    } else if (!(PLAYBOOK_SLA_KEYS as readonly string[]).includes(k)) {
       sink.error('sla-unknown', `sla: unknown key ${pyRepr(k)}; allowed keys are ${pyList(allowed)}`, p, { onKey: true });
     }
   }

@@ -1,6 +1,6 @@
 // Completion for cookbook configs: schema keys, server flags from the snapshot in force, and their values.
 import { knownFlagsFor, type KnownFlags, type SnapshotFlags } from '../config/known-flags';
-import type { ConfigKind } from '../config/playbook-rules';
+import type { ConfigKind } from '../config/model';
 import { schemaKeysAt, schemaValueAt } from '../config/schema-check';
 import { flagOption } from '../frameworks';
 import { isFrameworkKey, type FlagSpec, type FrameworkKey } from '../frameworks/types';

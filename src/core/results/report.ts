@@ -18,6 +18,7 @@ import { versionEntries } from './report/versions';
 import { winnerCommands } from './report/winners';
 import { frameworkNames, prepareWork, scenarioNames } from './report/work';
 import { workloadSection } from './report/workload';
+import { chartLimits } from '../sla/limits';
 
 export interface BuildReportOptions {
   rowsFile: string;
@@ -46,7 +47,7 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
     simulatedRows,
     workload: workload.facts,
     sla: sla.facts,
-    slaLimits: { ttft: limits.max_p50_ttft_ms ?? null, tpot: limits.max_p50_tpot_ms ?? null, successRate: limits.min_success_rate ?? null },
+    slaLimits: chartLimits(limits),
     hardware: hardwareFacts(work, manifest),
     versions: versionEntries(work, manifest, frameworks),
     columns,

@@ -28,7 +28,7 @@ export interface SlaVerdict {
   disagrees: boolean;
   /** No target applied at all (neither the row nor the manifest sets one). */
   unjudged: boolean;
-  /** Deprecated keys the limits used (max_p99_*, max_ttft_ms, ...). */
+  /** Deprecated or legacy keys the limits used (the tail limits, un-prefixed names). */
   deprecated: string[];
 }
 

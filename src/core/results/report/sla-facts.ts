@@ -5,6 +5,7 @@ import type { RunManifest } from '../manifest';
 import type { Fact } from '../report-model';
 import { limitsFrom, shortNumber, slaLabel, type SlaKey, type SlaLimits } from '../sla';
 import type { Work } from './work';
+import { slaTarget } from '../../sla/limits';
 
 export interface SlaSection {
   facts: Fact[];
@@ -33,7 +34,7 @@ export function slaSection(work: readonly Work[], manifest: RunManifest | undefi
     facts.push({ label: 'Source', value: sets.length === 0 ? 'none recorded (every ok row passes)' : sets.length === 1 ? 'the rows\u2019 sla blocks' : `the rows\u2019 sla blocks (${sets.length} different sets; each row judged on its own)` });
   }
   for (const [k, v] of Object.entries(limits) as Array<[SlaKey, number]>) {
-    facts.push({ label: k, value: k === 'min_success_rate' ? shortNumber(v) : `${shortNumber(v)} ms (${slaLabel(k)})` });
+    facts.push({ label: k, value: slaTarget(k).kind === 'min-rate' ? shortNumber(v) : `${shortNumber(v)} ms (${slaLabel(k)})` });
   }
   return { facts, limits, deprecatedKeys };
 }
