@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { runBenchmark } from '../src/client/run';
+import { runBenchmark } from '../src/client/run-benchmark';
 import type { BenchResult } from '../src/client/types';
 import type { Workload, WorkloadRow } from '../src/core/workload/types';
 import type { FakeBehaviour } from '../test/client/fake-server';

@@ -262,7 +262,7 @@ connection.onRequest(PLAN_REQUEST, (p: PlanParams): PlanResult => ({ frameworks:
 connection.onRequest(CANDIDATES_REQUEST, (p: CandidatesParams): CandidatesResult => {
   const a = analysisOrRead(p.uri);
   const candidates: Record<string, string[]> = {};
-  for (const plan of a.result.plans) candidates[plan.framework] = plan.candidates.map((c) => c.command);
+  for (const plan of a.result.candidateLists) candidates[plan.framework] = plan.candidates.map((c) => c.command);
   return { content: commandsListing(uriToPath(p.uri) ?? p.uri, a.result, p.framework), candidates };
 });
 

@@ -2,7 +2,7 @@
 // caveats, profiler handoff) as Markdown, CSV and a self-contained HTML summary panel.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseManifest, type RunManifest } from '../core/results/manifest';
+import { parseRunFacts, type RunFacts } from '../core/results/run-facts';
 import { buildReport } from '../core/results/report';
 import { renderReportCsv, renderReportMarkdown } from '../core/results/report-write';
 import { readRows, validateRows } from '../core/results/rows';
@@ -91,15 +91,15 @@ export function runReport(argv: string[], io: CliIO): number {
     for (const issue of issues.slice(0, MAX_WARNINGS)) io.err.write(`${errStyle.dim(`${rowsFile}:${issue.line}:`)} ${errStyle.yellow('warning')}: ${issue.message}\n`);
     if (issues.length > MAX_WARNINGS) io.err.write(`${errStyle.dim(`${rowsFile}:`)} ${issues.length - MAX_WARNINGS} more schema warnings (all of them are listed in the report)\n`);
   }
-  let manifest: RunManifest | undefined;
+  let manifest: RunFacts | undefined;
   if (values.manifest !== undefined) {
-    manifest = parseManifest(readText(values.manifest, 'manifest'), values.manifest);
+    manifest = parseRunFacts(readText(values.manifest, 'manifest'), values.manifest);
     for (const p of manifest.problems) io.err.write(`${errStyle.yellow('warning')}: ${p}\n`);
   }
   const model = buildReport(read.rows, {
     rowsFile,
     ...(values.manifest !== undefined ? { manifestFile: values.manifest } : {}),
-    ...(manifest ? { manifest } : {}),
+    ...(manifest ? { runFacts: manifest } : {}),
     issues,
   });
   const wrote = values.md !== undefined || values.csv !== undefined || values.html !== undefined;

@@ -118,7 +118,7 @@ export function runValidate(argv: string[], io: CliIO): number {
       }
     }
     if (values['print-commands'] && report.errors.length === 0) {
-      for (const plan of result.plans) {
+      for (const plan of result.candidateLists) {
         const baseline = plan.candidates[0];
         if (baseline) io.out.write(`# ${basename(file)} ${plan.framework}\n${baseline.command}\n`);
       }

@@ -5,7 +5,7 @@ import type { RunPlan } from '../core/plan/types';
 import type { RunDir } from './artifacts';
 import type { Ledger } from './ledger';
 import type { FrameworkState, LiveRecord, Manifest } from './run-manifest';
-import type { RowContext } from './rows';
+import type { RowContext } from './row-builder';
 import type { RunTarget } from './target';
 import type { RunEvent, RunOptions } from './types';
 import type { Workloads } from './workloads';

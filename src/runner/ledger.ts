@@ -9,7 +9,7 @@ import { groupAlive, terminateGroup } from '../exec/process-group';
 import { candidateKey, trialKey } from './artifacts';
 import type { LiveRecord } from './run-manifest';
 import { newSearch, nextRate, recordRound } from './rate-search';
-import type { RowTrial } from './rows';
+import type { RowTrial } from './row-builder';
 
 export class Ledger {
   private readonly done = new Map<string, ResultRow>();

@@ -5,7 +5,7 @@ import type { PlanFramework } from '../core/plan/types';
 import type { RowStatus } from '../core/results/rows';
 import { candidateKey } from './artifacts';
 import type { RunContext } from './context';
-import { candidateRow } from './rows';
+import { candidateRow } from './row-builder';
 
 export function recordNotRun(ctx: RunContext, f: PlanFramework, cand: Candidate | undefined, status: RowStatus, reason: string, phase: 'skip' | 'launch' | 'crash', serverLog?: string, scenarios: readonly Scenario[] = ctx.plan.scenarios): void {
   for (const sc of scenarios) {

@@ -11,7 +11,7 @@ import { runFramework } from './framework';
 import { Ledger, reapLeftovers } from './ledger';
 import { checkGpus, type GpuCheck } from './preflight';
 import { capturedVersions, initialManifest, type Manifest } from './run-manifest';
-import { simGpuLabel } from './rows';
+import { simGpuLabel } from './row-builder';
 import { writeSummary } from './summary';
 import { DEFAULT_SECRET_NAMES, openTarget, secretSourceOf } from './target';
 import type { RunEvent, RunHooks, RunOptions, RunResult, RunStatus } from './types';

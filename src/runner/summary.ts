@@ -1,7 +1,7 @@
 // The run's report from its rows.jsonl and the plan in memory: summary.md, summary.csv, and summary.html when the caller passes an HTML renderer.
 import { existsSync, readFileSync } from 'node:fs';
 import type { RunPlan } from '../core/plan/types';
-import { manifestFromPlan, type RunManifest } from '../core/results/manifest';
+import { runFactsFromPlan, type RunFacts } from '../core/results/run-facts';
 import { buildReport } from '../core/results/report';
 import type { ReportModel } from '../core/results/report-model';
 import { renderReportCsv, renderReportMarkdown } from '../core/results/report-write';
@@ -23,7 +23,7 @@ export interface SummaryInput {
   renderHtml?: ReportHtmlRenderer;
 }
 
-/** Every string of the manifest redacted the way the rows are, so whatever the report quotes from the plan is as scrubbed as the rows. */
+/** Every string of the run facts redacted the way the rows are, so whatever the report quotes from the plan is as scrubbed as the rows. */
 function scrubbed<T>(v: T, scrub: (s: string) => string): T {
   if (typeof v === 'string') return scrub(v) as T;
   if (Array.isArray(v)) return v.map((x: unknown) => scrubbed(x, scrub)) as T;
@@ -35,12 +35,12 @@ export function buildRunReport(i: SummaryInput): ReportModel {
   const text = existsSync(i.dir.rowsFile) ? readFileSync(i.dir.rowsFile, 'utf8') : '';
   const read = readRows(text, 'rows.jsonl');
   if (!read.ok) throw new Error(read.message);
-  const manifest: RunManifest = scrubbed(manifestFromPlan(i.plan), (s) => i.dir.scrub(s));
-  manifest.runId = i.runId;
-  manifest.outputDir = i.dir.root;
-  if (i.gpuModel) manifest.gpuModel = i.gpuModel;
-  for (const [fw, v] of Object.entries(i.versions)) manifest.versions[fw] = { ...manifest.versions[fw], ...v };
-  return buildReport(read.rows, { rowsFile: 'rows.jsonl', manifestFile: 'plan.yaml', manifest, issues: validateRows(read.rows) });
+  const facts: RunFacts = scrubbed(runFactsFromPlan(i.plan), (s) => i.dir.scrub(s));
+  facts.runId = i.runId;
+  facts.outputDir = i.dir.root;
+  if (i.gpuModel) facts.gpuModel = i.gpuModel;
+  for (const [fw, v] of Object.entries(i.versions)) facts.versions[fw] = { ...facts.versions[fw], ...v };
+  return buildReport(read.rows, { rowsFile: 'rows.jsonl', manifestFile: 'plan.yaml', runFacts: facts, issues: validateRows(read.rows) });
 }
 
 /** Writes the summaries; the HTML is left out (null) when no renderer is given or it cannot render. */

@@ -8,7 +8,7 @@ import { safeName, trialKey } from './artifacts';
 import { backendFor, benchmarkCommand, rawResult, runTrial, type TrialOutcome, type TrialSettings } from './client-trial';
 import { WARMUP_FIRST_TRIAL, WARMUP_LATER, type RunContext } from './context';
 import { describeSearch, newSearch, nextRate, recordRound } from './rate-search';
-import { measuredRow } from './rows';
+import { measuredRow } from './row-builder';
 import { failureOf, type LiveServer } from './server';
 import type { TrialRef } from './types';
 

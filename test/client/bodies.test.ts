@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiFor, buildBody, type BodyOptions } from '../../src/client/backends';
-import { runBenchmark } from '../../src/client/run';
+import { runBenchmark } from '../../src/client/run-benchmark';
 import { rows, withServer, workload } from './helpers';
 
 const base: BodyOptions = {

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { authHeaders, parseGoodput, runBench } from '../../src/cli/bench';
 import { ProgressBar } from '../../src/client/progress-bar';
 import { toRowMetrics, toRowWorkload } from '../../src/client/output';
-import { runBenchmark } from '../../src/client/run';
+import { runBenchmark } from '../../src/client/run-benchmark';
 import { validateJson } from '../../src/core/config/schema-check';
 import { rows, withServer, workload } from './helpers';
 

@@ -1,7 +1,7 @@
 // Failures are per-request records with reasons (non-200, malformed SSE, disconnects, stalls, in-stream errors); the run always finishes.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runBenchmark } from '../../src/client/run';
+import { runBenchmark } from '../../src/client/run-benchmark';
 import type { FakeBehaviour } from './fake-server';
 import { rows, withServer, workload } from './helpers';
 

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fastTokenText } from '../../src/client/fast-chunk';
 import { StreamParser } from '../../src/client/stream-parser';
-import { runBenchmark } from '../../src/client/run';
+import { runBenchmark } from '../../src/client/run-benchmark';
 import { rows, withServer, workload } from './helpers';
 
 function fast(payload: string, chat: boolean): string | undefined {

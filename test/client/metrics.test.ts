@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { computeMetrics, isGood, peakConcurrency } from '../../src/client/metrics';
 import type { RequestRecord } from '../../src/client/record';
-import { runBenchmark } from '../../src/client/run';
+import { runBenchmark } from '../../src/client/run-benchmark';
 import { percentileSorted, summarize } from '../../src/core/workload/stats';
 import { loadTokenizer } from '../../src/core/workload/tokenizer';
 import { truthMetrics } from './fake-server';

@@ -1,7 +1,7 @@
 // Every timing metric the client reports, checked against the fake server's record of when it wrote each event.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runBenchmark } from '../../src/client/run';
+import { runBenchmark } from '../../src/client/run-benchmark';
 import type { BenchResult } from '../../src/client/types';
 import type { RequestRecord } from '../../src/client/record';
 import type { Backend } from '../../src/client/backends';

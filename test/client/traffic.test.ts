@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { arrivalSchedule } from '../../src/client/arrivals';
-import { runBenchmark } from '../../src/client/run';
+import { runBenchmark } from '../../src/client/run-benchmark';
 import type { BenchEvent } from '../../src/client/types';
 import { subSeed } from '../../src/core/workload/build';
 import type { Truth } from './fake-server';

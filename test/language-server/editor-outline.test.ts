@@ -22,7 +22,7 @@ const from = (key: Range, before?: string): Range => [key[0], before === undefin
 const contains = (outer: Range, inner: Range) => outer[0] <= inner[0] && inner[1] <= outer[1];
 
 describe('outline of the shipped qwen3-235b-a22b config', () => {
-  const count = (fw: string) => qwen.plans.find((p) => p.framework === fw)?.candidates.length;
+  const count = (fw: string) => qwen.candidateLists.find((p) => p.framework === fw)?.candidates.length;
 
   test('model, scenarios and frameworks with exact ranges, selections and details', () => {
     const fwKey = (fw: string) => keySpan(fw, 2);
@@ -54,7 +54,7 @@ describe('outline of the shipped qwen3-235b-a22b config', () => {
       },
     ]);
     // Plural details, as the stdio test expects (/^\d+ candidates$/).
-    assert.ok(qwen.plans.every((p) => p.candidates.length > 1));
+    assert.ok(qwen.candidateLists.every((p) => p.candidates.length > 1));
   });
 });
 
@@ -116,7 +116,7 @@ describe('code lenses', () => {
   test('five lenses on each enabled framework\'s key: the count, Show commands and the three runs', () => {
     const lenses = lensesFor(qwen);
     assert.equal(lenses.length, 20);
-    for (const plan of qwen.plans) {
+    for (const plan of qwen.candidateLists) {
       const range = keySpan(plan.framework, 2);
       const here = lenses.filter((l) => l.framework === plan.framework);
       assert.deepEqual(here, [
@@ -149,7 +149,7 @@ describe('candidates for Run candidate… and Show commands', () => {
       { id: 'c2', overrides: 'max_num_seqs=64', command: 'vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.9 --max-model-len 4096 --max-num-seqs 64' },
     ]);
     assert.deepEqual(s.sglang?.map((c) => c.overrides), ['', 'max_running_requests=8', 'max_running_requests=64']);
-    for (const p of demo.plans) assert.deepEqual(s[p.framework]?.map((c) => c.command), p.candidates.map((c) => c.command));
+    for (const p of demo.candidateLists) assert.deepEqual(s[p.framework]?.map((c) => c.command), p.candidates.map((c) => c.command));
   });
 
   test('the listing: a header, then per framework its source and every command under its id', () => {
@@ -169,7 +169,7 @@ describe('candidates for Run candidate… and Show commands', () => {
     ]);
     const all = commandsListing('/somewhere/demo.plan.yaml', demo);
     assert.deepEqual(all.split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(0, l.indexOf(':'))), ['## SGLang (sglang)', '## vLLM (vllm)', '## TensorRT-LLM (tensorrt_llm)']);
-    for (const p of demo.plans) for (const c of p.candidates) assert.ok(all.includes(`\n${c.command}\n`), c.command);
+    for (const p of demo.candidateLists) for (const c of p.candidates) assert.ok(all.includes(`\n${c.command}\n`), c.command);
   });
 
   test('values the budget never reaches are listed; no usable framework says what to do', () => {

@@ -191,7 +191,7 @@ describe('language server over stdio', () => {
     client.open(uri, QWEN);
     const lenses: CodeLens[] = await client.conn.sendRequest('textDocument/codeLens', { textDocument: { uri } });
     assert.equal(lenses.length, 20);
-    const expected = checkConfigText(QWEN).plans;
+    const expected = checkConfigText(QWEN).candidateLists;
     for (const plan of expected) {
       const line = lineOf(QWEN, `  ${plan.framework}:`);
       const here = lenses.filter((l) => l.range.start.line === line).map((l) => l.command?.title);
@@ -207,7 +207,7 @@ describe('language server over stdio', () => {
     client.open(uri, QWEN);
     const res: { content: string; candidates: Record<string, string[]> } = await client.conn.sendRequest('autobench/candidates', { uri });
     const want: Record<string, string[]> = {};
-    for (const p of checkConfigText(QWEN).plans) want[p.framework] = p.candidates.map((c) => c.command);
+    for (const p of checkConfigText(QWEN).candidateLists) want[p.framework] = p.candidates.map((c) => c.command);
     assert.deepEqual(res.candidates, want);
     for (const cmds of Object.values(want)) for (const c of cmds) assert.ok(res.content.includes(`${c}\n`));
   });
@@ -216,7 +216,7 @@ describe('language server over stdio', () => {
     const uri = uriFor(dir);
     client.open(uri, QWEN);
     const res: { frameworks: Record<string, Array<{ id: string; overrides: string; command: string }>> } = await client.conn.sendRequest('autobench/plan', { uri });
-    for (const p of checkConfigText(QWEN).plans) {
+    for (const p of checkConfigText(QWEN).candidateLists) {
       const got = res.frameworks[p.framework] ?? [];
       assert.deepEqual(got.map((c) => c.id), p.candidates.map((c) => c.id));
       assert.deepEqual(got.map((c) => c.command), p.candidates.map((c) => c.command));

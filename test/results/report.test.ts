@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseManifest } from '../../src/core/results/manifest';
+import { parseRunFacts } from '../../src/core/results/run-facts';
 import { buildReport } from '../../src/core/results/report';
 import type { ReportModel } from '../../src/core/results/report-model';
 import { renderReportCsv, renderReportMarkdown } from '../../src/core/results/report-write';
@@ -20,7 +20,7 @@ const PLAN = resolve(REPO, '../shared/fixtures/plans/example-plan.yaml');
 function report(text: string, manifestText?: string): ReportModel {
   const read = readRows(text, 'rows.jsonl');
   assert.ok(read.ok, read.ok ? '' : read.message);
-  return buildReport(read.rows, { rowsFile: 'rows.jsonl', ...(manifestText ? { manifestFile: 'plan.yaml', manifest: parseManifest(manifestText, 'plan.yaml') } : {}) });
+  return buildReport(read.rows, { rowsFile: 'rows.jsonl', ...(manifestText ? { manifestFile: 'plan.yaml', runFacts: parseRunFacts(manifestText, 'plan.yaml') } : {}) });
 }
 
 const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n');

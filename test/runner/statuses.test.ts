@@ -96,8 +96,8 @@ describe('runner on the simulated engine: every status', () => {
 
       // The servers ran the candidate's exact command line.
       const check = checkConfigText(PLAN, { kind: 'auto' });
-      const baselineArgv = check.plans.find((p) => p.framework === 'sglang')?.candidates[0]?.argv ?? [];
-      assert.equal(tiny?.server_command, check.plans.find((p) => p.framework === 'sglang')?.candidates[0]?.command);
+      const baselineArgv = check.candidateLists.find((p) => p.framework === 'sglang')?.candidates[0]?.argv ?? [];
+      assert.equal(tiny?.server_command, check.candidateLists.find((p) => p.framework === 'sglang')?.candidates[0]?.command);
       if (process.platform === 'linux') assert.ok(launched.length > 0, 'server pids seen');
       if (launched.length) assert.ok(launched.some((l) => l.cmdline.slice(-baselineArgv.length + 3).join(' ') === baselineArgv.slice(3).join(' ')), JSON.stringify(launched));
 

@@ -199,7 +199,7 @@ describe('the shipped configs', () => {
     let n = 0;
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
       const result = checkConfigText(readFileSync(path.join(dir, name), 'utf8'));
-      for (const plan of result.plans) {
+      for (const plan of result.candidateLists) {
         for (const c of plan.candidates) {
           const t = simTargetFor(c.argv);
           assert.ok(t, `${name}: ${c.command}`);

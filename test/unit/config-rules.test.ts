@@ -196,7 +196,7 @@ describe('deliberate differences from the playbook script', () => {
 
   test('max_candidates_per_framework: 1 yields exactly one candidate', () => {
     const r = checkConfigText(mutate('max_candidates_per_framework: 4', 'max_candidates_per_framework: 1'));
-    for (const plan of r.plans) assert.equal(plan.candidates.length, 1, plan.framework);
+    for (const plan of r.candidateLists) assert.equal(plan.candidates.length, 1, plan.framework);
   });
 
   test('duplicate mapping keys are errors', () => {
@@ -213,10 +213,10 @@ describe('deliberate differences from the playbook script', () => {
 
   test('false for a default-on flag renders its disable form', () => {
     const text = mutate('      max_model_len: 12288\n', '      max_model_len: 12288\n      enable_prefix_caching: false\n');
-    const vllm = checkConfigText(text).plans.find((p) => p.framework === 'vllm')!;
+    const vllm = checkConfigText(text).candidateLists.find((p) => p.framework === 'vllm')!;
     assert.match(vllm.candidates[0]!.command, / --no-enable-prefix-caching$/);
     const snap = loadSnapshotFlags(join(HELP, 'vllm', 'v0.20.1')).flags;
-    const withSnap = checkConfigText(text, { snapshots: snap }).plans.find((p) => p.framework === 'vllm')!;
+    const withSnap = checkConfigText(text, { snapshots: snap }).candidateLists.find((p) => p.framework === 'vllm')!;
     assert.match(withSnap.candidates[0]!.command, / --no-enable-prefix-caching$/);
   });
 

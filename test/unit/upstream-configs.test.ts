@@ -18,8 +18,8 @@ describe('upstream cookbook configs', () => {
     test(`${basename(file)} validates with no error and yields candidates for all four frameworks`, () => {
       const r = checkConfigText(readFileSync(file, 'utf8'));
       assert.deepEqual(r.findings.filter((f) => f.severity === 'error').map((f) => f.message), []);
-      assert.deepEqual(r.plans.map((p) => p.framework), ['sglang', 'vllm', 'tensorrt_llm', 'tokenspeed']);
-      for (const p of r.plans) {
+      assert.deepEqual(r.candidateLists.map((p) => p.framework), ['sglang', 'vllm', 'tensorrt_llm', 'tokenspeed']);
+      for (const p of r.candidateLists) {
         assert.ok(p.candidates.length >= 1 && p.candidates.length <= r.model.maxCandidates, `${p.framework}: ${p.candidates.length}`);
         assert.equal(p.candidates[0]!.id, 'baseline');
       }
@@ -58,7 +58,7 @@ test('the runtime plan example validates as a plan', () => {
   assert.deepEqual(r.findings.filter((f) => f.severity === 'error').map((f) => f.message), [
     'tensorrt_llm: base max_seq_len (0) is smaller than the largest dataset scenario (9000)',
   ]);
-  assert.equal(r.plans.length, 4);
+  assert.equal(r.candidateLists.length, 4);
   // Plans name no server_command: each framework's usual entry point is used.
-  assert.match(r.plans.find((p) => p.framework === 'vllm')!.candidates[0]!.command, /^vllm serve Qwen\/Qwen3-32B /);
+  assert.match(r.candidateLists.find((p) => p.framework === 'vllm')!.candidates[0]!.command, /^vllm serve Qwen\/Qwen3-32B /);
 });

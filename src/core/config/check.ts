@@ -7,15 +7,15 @@ import { FindingSink } from './context';
 import { runExtraRules } from './extra-rules';
 import type { Finding } from './finding';
 import { findFlag, type SnapshotFlags } from './known-flags';
-import type { ConfigKind, FrameworkPlan, FrameworkSection, PlaybookModel } from './model';
+import type { ConfigKind, FrameworkCandidates, FrameworkSection, PlaybookModel } from './model';
 import { makeCandidate, type Candidate } from '../candidates/candidate';
 import { runPlaybookRules } from './playbook-rules';
 import { isPyMap, type PyValue } from '../py/value';
 import { checkSchema } from './schema-check';
 import { parseYaml, type DocNode, type ParsedYaml } from './yaml-doc';
 
-// Re-exported for the runner and the editor, which read a check's plans through this module.
-export type { FrameworkPlan } from './model';
+// Re-exported for the runner and the editor, which read a check's candidate lists through this module.
+export type { FrameworkCandidates } from './model';
 
 export interface CheckOptions {
   /** `auto` tells a runtime plan (no schema_version, top-level sla or version_manifest) from a cookbook. */
@@ -29,7 +29,8 @@ export interface CheckResult {
   model: PlaybookModel;
   /** All findings, errors first in rule order, then warnings in document order. */
   findings: Finding[];
-  plans: FrameworkPlan[];
+  /** Each enabled, usable framework's candidate list. */
+  candidateLists: FrameworkCandidates[];
 }
 
 export function detectKind(root: PyValue | undefined): ConfigKind {
@@ -46,7 +47,7 @@ function disableFormFor(section: FrameworkSection): (key: string) => string | un
   };
 }
 
-export function planFramework(section: FrameworkSection, model: PlaybookModel): FrameworkPlan {
+export function listCandidates(section: FrameworkSection, model: PlaybookModel): FrameworkCandidates {
   const spec = frameworkSpec(section.framework);
   const gen = generateCandidates(model.strategy, section.base as FlagMap, section.searchSpace as FlagMap, model.maxCandidates);
   const disableForm = disableFormFor(section);
@@ -91,12 +92,12 @@ export function checkParsedConfig(parsed: ParsedYaml, opts: CheckOptions = {}): 
     slaPath: undefined,
   };
   if (parsed.root === undefined && parsed.problems.length > 0) {
-    return { kind, root: undefined, model: emptyModel, findings: sink.findings, plans: [] };
+    return { kind, root: undefined, model: emptyModel, findings: sink.findings, candidateLists: [] };
   }
   const model = runPlaybookRules(sink, rootValue, kind, opts.snapshots, text);
-  const plans = model.frameworks.filter((s) => s.enabled && s.usable).map((s) => planFramework(s, model));
+  const candidateLists = model.frameworks.filter((s) => s.enabled && s.usable).map((s) => listCandidates(s, model));
   const errorsEnd = sink.findings.length;
-  runExtraRules(sink, rootValue, model, plans);
+  runExtraRules(sink, rootValue, model, candidateLists);
   for (const f of checkSchema(kind, parsed.root)) sink.findings.push(f);
   const errors = sink.findings.filter((f) => f.severity === 'error');
   const rest = sink.findings
@@ -104,5 +105,5 @@ export function checkParsedConfig(parsed: ParsedYaml, opts: CheckOptions = {}): 
     .filter((f) => f.severity !== 'error')
     .concat(sink.findings.slice(errorsEnd).filter((f) => f.severity !== 'error'))
     .sort((a, b) => severityRank[a.severity] - severityRank[b.severity] || a.range[0] - b.range[0]);
-  return { kind, root: parsed.root, model, findings: [...errors, ...rest], plans };
+  return { kind, root: parsed.root, model, findings: [...errors, ...rest], candidateLists };
 }

@@ -4,7 +4,7 @@ import type { FrameworkKey } from '../frameworks/types';
 import { looksSecret } from '../secrets';
 import type { FindingSink } from './context';
 import { findFlag } from './known-flags';
-import type { FrameworkPlan, FrameworkSection, PlaybookModel } from './model';
+import type { FrameworkCandidates, FrameworkSection, PlaybookModel } from './model';
 import { appendEntryEdit, removeEntryEdit } from './playbook-rules';
 import type { Fix } from './finding';
 import { isPyInt, isPyMap, pyEqual, pyRepr, pyStr, type PyMap, type PyValue } from '../py/value';
@@ -54,7 +54,7 @@ function tier(root: PyMap): number {
   return isPyInt(t) ? t : 2;
 }
 
-export function runExtraRules(sink: FindingSink, root: PyValue | undefined, model: PlaybookModel, plans: FrameworkPlan[]): void {
+export function runExtraRules(sink: FindingSink, root: PyValue | undefined, model: PlaybookModel, plans: FrameworkCandidates[]): void {
   if (!isPyMap(root)) return;
   for (const sec of model.frameworks.filter((s) => s.enabled)) {
     const at: YamlPath = ['frameworks', sec.framework];
@@ -206,7 +206,7 @@ function checkValues(sink: FindingSink, sec: FrameworkSection, at: YamlPath): vo
   }
 }
 
-function checkBudget(sink: FindingSink, plan: FrameworkPlan, model: PlaybookModel): void {
+function checkBudget(sink: FindingSink, plan: FrameworkCandidates, model: PlaybookModel): void {
   if (plan.untried.length === 0) return;
   const shown = plan.untried.slice(0, 6).map((u) => `${u.key}=${pyStr(u.value)}`);
   const more = plan.untried.length > shown.length ? `, and ${plan.untried.length - shown.length} more` : '';

@@ -40,7 +40,7 @@ export interface PlaybookModel {
   slaPath: YamlPath | undefined;
 }
 
-export interface FrameworkPlan {
+export interface FrameworkCandidates {
   framework: FrameworkKey;
   section: FrameworkSection;
   candidates: Candidate[];

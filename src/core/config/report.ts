@@ -45,7 +45,7 @@ export function findingRecord(f: Finding, lines: LineIndex): FindingRecord {
 export function fileReport(file: string, text: string, result: CheckResult): FileReport {
   const lines = new LineIndex(text);
   const candidates: Record<string, string[]> = {};
-  for (const plan of result.plans) candidates[plan.framework] = plan.candidates.map((c) => c.command);
+  for (const plan of result.candidateLists) candidates[plan.framework] = plan.candidates.map((c) => c.command);
   return {
     file,
     errors: result.findings.filter((f) => f.severity === 'error').map((f) => findingRecord(f, lines)),

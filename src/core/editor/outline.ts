@@ -1,6 +1,6 @@
 // Code lenses, the outline and the "Show commands" listing, all read off one CheckResult.
 import { basename } from 'node:path';
-import type { CheckResult, FrameworkPlan } from '../config/check';
+import type { CheckResult, FrameworkCandidates } from '../config/check';
 import { sourceLabel } from './snapshot-label';
 import { nodeAt, type DocNode, type Range } from '../config/yaml-doc';
 import { frameworkSpec } from '../frameworks';
@@ -24,7 +24,7 @@ const RUN_LENSES: ReadonlyArray<[title: string, command: string]> = [
 
 export function lensesFor(result: CheckResult): LensInfo[] {
   const out: LensInfo[] = [];
-  for (const plan of result.plans) {
+  for (const plan of result.candidateLists) {
     const node = nodeAt(result.root, ['frameworks', plan.framework]);
     const range = node?.keyRange ?? node?.range;
     if (!range) continue;
@@ -80,7 +80,7 @@ export function outlineFor(result: CheckResult): OutlineSymbol[] {
     for (const sec of result.model.frameworks) {
       const node = nodeAt(root, ['frameworks', sec.framework]);
       if (!node) continue;
-      const plan = result.plans.find((p) => p.framework === sec.framework);
+      const plan = result.candidateLists.find((p) => p.framework === sec.framework);
       const detail = !sec.enabled ? 'excluded' : plan ? `${plan.candidates.length} candidate${plan.candidates.length === 1 ? '' : 's'}` : 'has errors';
       children.push({ name: sec.framework, detail, kind: 'object', range: span(node), selection: node.keyRange ?? node.range });
     }
@@ -89,7 +89,7 @@ export function outlineFor(result: CheckResult): OutlineSymbol[] {
   return out;
 }
 
-function describeOverrides(plan: FrameworkPlan, i: number): string {
+function describeOverrides(plan: FrameworkCandidates, i: number): string {
   const c = plan.candidates[i];
   if (!c || c.overrides.size === 0) return '';
   return [...c.overrides].map(([k, v]) => `${k}=${pyStr(v)}`).join(' ');
@@ -105,14 +105,14 @@ export interface CandidateSummary {
 /** Per enabled framework, its candidates as the "Run candidate…" quick pick lists them. */
 export function candidateSummaries(result: CheckResult): Record<string, CandidateSummary[]> {
   const out: Record<string, CandidateSummary[]> = {};
-  for (const plan of result.plans) out[plan.framework] = plan.candidates.map((c, i) => ({ id: c.id, overrides: describeOverrides(plan, i), command: c.command }));
+  for (const plan of result.candidateLists) out[plan.framework] = plan.candidates.map((c, i) => ({ id: c.id, overrides: describeOverrides(plan, i), command: c.command }));
   return out;
 }
 
 /** The read-only listing behind "Show commands": every candidate's exact command, as `validate --json` prints it. */
 export function commandsListing(file: string, result: CheckResult, only?: string): string {
   const lines: string[] = [`# ${basename(file)}: candidate commands (the exact strings of \`autobench validate --json\`)`];
-  for (const plan of result.plans) {
+  for (const plan of result.candidateLists) {
     if (only && plan.framework !== only) continue;
     const sec = plan.section;
     lines.push('');
@@ -124,6 +124,6 @@ export function commandsListing(file: string, result: CheckResult, only?: string
     });
     if (plan.untried.length) lines.push(`# never tried within the budget: ${plan.untried.map((u) => `${u.key}=${pyStr(u.value)}`).join(', ')}`);
   }
-  if (result.plans.length === 0) lines.push('', '# no enabled framework without errors: fix the problems first');
+  if (result.candidateLists.length === 0) lines.push('', '# no enabled framework without errors: fix the problems first');
   return `${lines.join('\n')}\n`;
 }

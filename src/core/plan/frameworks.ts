@@ -1,6 +1,6 @@
 // Each framework of a plan: run, skipped (unsupported or invalid, with the reason) or user-excluded; its tier's candidates, with skips for unknown flags.
 import type { Candidate } from '../candidates/candidate';
-import { planFramework, type CheckResult } from '../config/check';
+import { listCandidates, type CheckResult } from '../config/check';
 import type { Finding } from '../config/finding';
 import type { FrameworkSection } from '../config/model';
 import { findingFramework, runEffect } from '../config/run-effects';
@@ -66,10 +66,10 @@ function excludedReason(sec: FrameworkSection, root: Obj): string {
 /** One framework's part of the plan. */
 export function planFrameworkEntry(check: CheckResult, sec: FrameworkSection, root: Obj, choice: FrameworkChoice): PlanFramework {
   const fw = sec.framework;
-  const list = check.plans.find((p) => p.framework === fw);
+  const list = check.candidateLists.find((p) => p.framework === fw);
   const base: PlanFramework = { framework: fw, status: 'run', serverCommand: sec.serverCommand, candidates: [], totalCombinations: 0, untried: [], knownFrom: sec.known.label };
   if (sec.userExcluded || (choice.only && !choice.only.has(fw))) return { ...base, status: 'user_excluded', reason: excludedReason(sec, root) };
-  const all = list ? (choice.tier === 3 ? planFramework(sec, { ...check.model, maxCandidates: TIER3_MAX_CANDIDATES }).candidates : list.candidates) : [];
+  const all = list ? (choice.tier === 3 ? listCandidates(sec, { ...check.model, maxCandidates: TIER3_MAX_CANDIDATES }).candidates : list.candidates) : [];
   const listed = choice.candidates ? all.filter((c) => choice.candidates?.has(c.id)) : choice.tier === 1 ? all.slice(0, 1) : all;
   const entry: PlanFramework = {
     ...base,

@@ -2,7 +2,7 @@
 // (or p50/p95 buckets for custom data) and the prefill `input → 1` / decode `1 → output` shapes to
 // profile. Never the generic 4090→1 / 1→2048 defaults: unknown lengths are said to be unknown.
 import type { PyObject } from '../py/json';
-import type { ManifestScenario } from './manifest';
+import type { FactsScenario } from './run-facts';
 import { pyFloat, pyFormatFixed2, pyGet } from '../py/ops';
 import type { HandoffScenario, ProfileShape } from './report-model';
 
@@ -33,7 +33,7 @@ export function lengthsOfRow(row: PyObject): ScenarioLengths {
 }
 
 /** The first row (SGLang rows first) that records lengths, else the plan's scenario of that name. */
-export function scenarioLengths(rows: readonly PyObject[], manifestScenario: ManifestScenario | undefined): ScenarioLengths {
+export function scenarioLengths(rows: readonly PyObject[], manifestScenario: FactsScenario | undefined): ScenarioLengths {
   const ordered = [...rows.filter((r) => pyGet(r, 'framework') === 'sglang'), ...rows.filter((r) => pyGet(r, 'framework') !== 'sglang')];
   let exact: ScenarioLengths | undefined;
   for (const r of ordered) {

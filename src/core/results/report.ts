@@ -1,8 +1,8 @@
-// Builds the full report model from rows (and an optional run manifest): SLA recomputed per row,
+// Builds the full report model from rows (and an optional run's facts): SLA recomputed per row,
 // winners ranked with the playbook's key, throughput raw vs SLA-passing, reasons with next steps,
 // caveats, and the profiler handoff. Each section is computed by its own module under report/;
 // this file only prepares the rows once and assembles the sections in the model's order.
-import type { RunManifest } from './manifest';
+import type { RunFacts } from './run-facts';
 import { REPORT_MODEL_VERSION, type ReportModel } from './report-model';
 import type { RowIssue, RowRecord } from './rows';
 import { artifactFacts } from './report/artifacts';
@@ -23,21 +23,21 @@ import { chartLimits } from '../sla/limits';
 export interface BuildReportOptions {
   rowsFile: string;
   manifestFile?: string;
-  manifest?: RunManifest;
+  runFacts?: RunFacts;
   /** Schema problems found while reading (shown in the report, never fatal). */
   issues?: RowIssue[];
 }
 
 export function buildReport(records: readonly RowRecord[], opts: BuildReportOptions): ReportModel {
-  const manifest = opts.manifest;
-  const work = prepareWork(records, manifest);
+  const runFacts = opts.runFacts;
+  const work = prepareWork(records, runFacts);
   const { columns, candidates } = candidateTable(work);
   const scenarios = scenarioNames(work);
-  const frameworks = frameworkNames(work, manifest);
+  const frameworks = frameworkNames(work, runFacts);
   const best = bestEntries(work, scenarios, frameworks);
   const winners = winnerCommands(work, candidates, best);
-  const sla = slaSection(work, manifest, opts.manifestFile);
-  const workload = workloadSection(work, manifest, scenarios);
+  const sla = slaSection(work, runFacts, opts.manifestFile);
+  const workload = workloadSection(work, runFacts, scenarios);
   const simulatedRows = candidates.filter((c) => c.simulated).length;
   const { limits } = sla;
   return {
@@ -48,8 +48,8 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
     workload: workload.facts,
     sla: sla.facts,
     slaLimits: chartLimits(limits),
-    hardware: hardwareFacts(work, manifest),
-    versions: versionEntries(work, manifest, frameworks),
+    hardware: hardwareFacts(work, runFacts),
+    versions: versionEntries(work, runFacts, frameworks),
     columns,
     candidates,
     scenarios,
@@ -57,10 +57,10 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
     best,
     throughput: throughputEntries(work, candidates, best, scenarios, frameworks),
     winners,
-    notSelected: notSelectedEntries(work, candidates, manifest),
-    caveats: caveatList({ work, manifest, scenarios, frameworks, best, simulatedRows, kinds: workload.kinds, clients: workload.clients, deprecatedKeys: sla.deprecatedKeys, issueCount: opts.issues?.length ?? 0 }),
-    ...handoffSection(work, candidates, best, manifest),
-    artifacts: artifactFacts(work, winners, manifest, opts.rowsFile, opts.manifestFile),
+    notSelected: notSelectedEntries(work, candidates, runFacts),
+    caveats: caveatList({ work, runFacts, scenarios, frameworks, best, simulatedRows, kinds: workload.kinds, clients: workload.clients, deprecatedKeys: sla.deprecatedKeys, issueCount: opts.issues?.length ?? 0 }),
+    ...handoffSection(work, candidates, best, runFacts),
+    artifacts: artifactFacts(work, winners, runFacts, opts.rowsFile, opts.manifestFile),
     problems: (opts.issues ?? []).map((i) => ({ line: i.line, message: i.message })),
   };
 }

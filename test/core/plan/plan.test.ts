@@ -37,7 +37,7 @@ describe('run plan', () => {
     const check = checkConfigText(demoText, { kind: 'auto' });
     const p = plan(demoText);
     for (const f of p.frameworks.filter((x) => x.status === 'run')) {
-      const lens = check.plans.find((x) => x.framework === f.framework)?.candidates.map((c) => c.command);
+      const lens = check.candidateLists.find((x) => x.framework === f.framework)?.candidates.map((c) => c.command);
       assert.deepEqual(f.candidates.map((c) => c.command), lens);
     }
   });

@@ -3,11 +3,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { readRunPlan } from '../../../src/core/plan/build';
-import { manifestFromPlan, parseManifest } from '../../../src/core/results/manifest';
+import { runFactsFromPlan, parseRunFacts } from '../../../src/core/results/run-facts';
 import { buildReport } from '../../../src/core/results/report';
 import { readRows, type ResultRow } from '../../../src/core/results/rows';
 import { readSlaLimits } from '../../../src/core/sla/limits';
-import { judge } from '../../../src/runner/rows';
+import { judge } from '../../../src/runner/row-builder';
 import { planYaml } from '../../runner/helpers';
 import { rel, sourceFiles } from '../../support/source-graph';
 
@@ -45,8 +45,8 @@ describe('one SLA reader', () => {
     const plan = readRunPlan({ text: LEGACY, path: '/tmp/legacy.plan.yaml' });
     const expected = { limits: { max_p50_ttft_ms: 200, max_p99_tpot_ms: 40, min_success_rate: 0.9 }, deprecated: ['max_ttft_ms', 'max_p99_tpot_ms'] };
     assert.deepEqual(plan.sla, expected);
-    assert.deepEqual(parseManifest(LEGACY, 'legacy.plan.yaml').sla, expected);
-    assert.deepEqual(manifestFromPlan(plan).sla, expected);
+    assert.deepEqual(parseRunFacts(LEGACY, 'legacy.plan.yaml').sla, expected);
+    assert.deepEqual(runFactsFromPlan(plan).sla, expected);
     assert.deepEqual(readSlaLimits(new Map<string, unknown>([['max_ttft_ms', 200], ['max_p99_tpot_ms', 40], ['min_success_rate', 0.9]])), expected);
     // The playbook rejects the deprecated names: such a plan cannot run, and says why.
     assert.ok(plan.problems.some((p) => /is deprecated; use 'max_p50_ttft_ms'/.test(p)));
@@ -57,7 +57,7 @@ describe('one SLA reader', () => {
     const rows = [row(150, 30, 1), row(250, 30, 1), row(150, 50, 1), row(150, 30, 0.5), row(150, 30, 1, 'failed')];
     const read = readRows(rows.map((r) => JSON.stringify(r)).join('\n'), 'rows.jsonl');
     assert.ok(read.ok);
-    const report = buildReport(read.rows, { rowsFile: 'rows.jsonl', manifestFile: 'plan.yaml', manifest: manifestFromPlan(plan), issues: [] });
+    const report = buildReport(read.rows, { rowsFile: 'rows.jsonl', manifestFile: 'plan.yaml', runFacts: runFactsFromPlan(plan), issues: [] });
     const runner = rows.map((r) => judge(r, plan.sla));
     assert.deepEqual(
       report.candidates.map((c) => [c.sla === 'pass', c.slaReasons]),

@@ -28,7 +28,7 @@ function frameworkAt(doc: vscode.TextDocument, line: number): string | undefined
 
 test('code lenses show each enabled framework\'s candidate count, a Show commands lens and the Run lenses', async () => {
   const text = shippedConfigText();
-  const plans = checkConfigText(text, { kind: 'auto' }).plans;
+  const plans = checkConfigText(text, { kind: 'auto' }).candidateLists;
   assert.ok(plans.length > 0, 'the shipped config should enable frameworks');
   const uri = writeConfig('code-lens.yaml', text);
   const doc = await open(uri);
@@ -54,7 +54,7 @@ test('code lenses show each enabled framework\'s candidate count, a Show command
 
 test('the Show commands lens opens a document listing the framework\'s exact candidate commands', async () => {
   const text = shippedConfigText();
-  const plans = checkConfigText(text, { kind: 'auto' }).plans;
+  const plans = checkConfigText(text, { kind: 'auto' }).candidateLists;
   const uri = writeConfig('show-commands.yaml', text);
   const doc = await open(uri);
   const lenses = await lensesOf(uri, plans.length);

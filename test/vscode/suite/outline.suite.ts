@@ -12,7 +12,7 @@ function flatten(symbols: vscode.DocumentSymbol[]): vscode.DocumentSymbol[] {
 
 test('the outline lists the model, the scenarios and each framework with its candidate count', async () => {
   const text = shippedConfigText();
-  const plans = checkConfigText(text, { kind: 'auto' }).plans;
+  const plans = checkConfigText(text, { kind: 'auto' }).candidateLists;
   const uri = writeConfig('outline.yaml', text);
   await open(uri);
   // VS Code drops every symbol of a provider whose result it rejects (e.g. a selectionRange outside its range), so an

@@ -2,7 +2,7 @@
 // rows, bounded or uneven searches, substitutions, unfair comparisons, SLA oddities, scenarios
 // without a winner and schema problems. Their order is the report's order.
 import { pyGet } from '../../py/ops';
-import type { RunManifest } from '../manifest';
+import type { RunFacts } from '../run-facts';
 import type { BestEntry, Caveat } from '../report-model';
 import { fmtValue } from '../compare';
 import { distinct, numberOf, strAt } from './values';
@@ -12,7 +12,7 @@ const SYNTHETIC_KINDS = new Set(['random', 'random-ids', 'generated-shared-prefi
 
 export interface CaveatInput {
   work: readonly Work[];
-  manifest: RunManifest | undefined;
+  runFacts: RunFacts | undefined;
   scenarios: readonly string[];
   frameworks: readonly string[];
   best: readonly BestEntry[];
@@ -45,7 +45,7 @@ function dataCaveats(c: CaveatInput, out: Caveat[]): void {
 
 /** How complete the search was: the budget's cut, and frameworks measured much less than the deepest. */
 function searchCaveats(c: CaveatInput, out: Caveat[]): void {
-  for (const f of c.manifest?.frameworks ?? []) {
+  for (const f of c.runFacts?.frameworks ?? []) {
     if (!f.enabled || f.userExcluded) continue;
     if (f.untried.length > 0) {
       const list = f.untried.slice(0, 6).join(', ') + (f.untried.length > 6 ? `, … (${f.untried.length})` : '');
@@ -71,7 +71,7 @@ function searchCaveats(c: CaveatInput, out: Caveat[]): void {
 
 /** Whether the rows compare like with like: flags the runner replaced, load clients, GPU counts. */
 function fairnessCaveats(c: CaveatInput, out: Caveat[]): void {
-  for (const s of c.manifest?.substitutions ?? []) {
+  for (const s of c.runFacts?.substitutions ?? []) {
     out.push({ kind: 'substitution', text: `${s.framework ? `${s.framework}: ` : ''}${s.from}${s.to ? ` replaced by ${s.to}` : ' dropped'}${s.reason ? ` (${s.reason})` : ''}.` });
   }
   if (c.clients.length > 1) out.push({ kind: 'fairness', text: `Rows were measured by different load clients (${c.clients.join('; ')}); compare them side by side only with care.` });

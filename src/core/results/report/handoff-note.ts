@@ -1,6 +1,6 @@
 // The profiler handoff section: for each scenario SGLang did not win, the winner beside SGLang's
 // best with the benchmark's own lengths and shapes to profile; or the one line saying why there is none.
-import type { RunManifest } from '../manifest';
+import type { RunFacts } from '../run-facts';
 import { handoffSummary, handoffText, profileShapes, scenarioLengths } from '../handoff';
 import type { BestEntry, CandidateRow, HandoffNote, HandoffScenario } from '../report-model';
 import type { Work } from './work';
@@ -11,11 +11,11 @@ export interface HandoffSection {
   handoffAbsent: string;
 }
 
-function lostScenario(b: BestEntry, work: readonly Work[], candidates: readonly CandidateRow[], best: readonly BestEntry[], manifest: RunManifest | undefined): HandoffScenario {
+function lostScenario(b: BestEntry, work: readonly Work[], candidates: readonly CandidateRow[], best: readonly BestEntry[], runFacts: RunFacts | undefined): HandoffScenario {
   const win = candidates[b.row] as CandidateRow;
   const sgBest = best.find((e) => e.scenario === b.scenario && e.framework === 'sglang');
   const sg = sgBest ? (candidates[sgBest.row] as CandidateRow) : undefined;
-  const lengths = scenarioLengths(work.filter((w) => w.scenario === b.scenario).map((w) => w.row), manifest?.scenarios.find((s) => s.name === b.scenario));
+  const lengths = scenarioLengths(work.filter((w) => w.scenario === b.scenario).map((w) => w.row), runFacts?.scenarios.find((s) => s.name === b.scenario));
   const sgAny = sg ?? candidates.find((c) => c.framework === 'sglang' && c.scenario === b.scenario);
   const base = {
     scenario: b.scenario,
@@ -31,14 +31,14 @@ function lostScenario(b: BestEntry, work: readonly Work[], candidates: readonly 
   return { ...base, summary: handoffSummary(base) };
 }
 
-export function handoffSection(work: readonly Work[], candidates: readonly CandidateRow[], best: readonly BestEntry[], manifest: RunManifest | undefined): HandoffSection {
+export function handoffSection(work: readonly Work[], candidates: readonly CandidateRow[], best: readonly BestEntry[], runFacts: RunFacts | undefined): HandoffSection {
   const lost = best.filter((b) => b.rank === 1 && b.framework !== 'sglang');
   if (!work.some((w) => w.framework === 'sglang')) {
-    const excluded = manifest?.frameworks.find((f) => f.framework === 'sglang')?.userExcluded;
+    const excluded = runFacts?.frameworks.find((f) => f.framework === 'sglang')?.userExcluded;
     return { handoff: null, handoffAbsent: excluded ? 'SGLang was left out by the caller; no profiler handoff.' : 'SGLang was not benchmarked (no sglang rows); no profiler handoff.' };
   }
   if (best.length === 0) return { handoff: null, handoffAbsent: 'No scenario has an SLA-passing winner; no profiler handoff.' };
   if (lost.length === 0) return { handoff: null, handoffAbsent: 'SGLang wins every scenario that has a winner; no profiler handoff needed.' };
-  const scenarios = lost.map((b) => lostScenario(b, work, candidates, best, manifest));
+  const scenarios = lost.map((b) => lostScenario(b, work, candidates, best, runFacts));
   return { handoff: { scenarios, text: handoffText(scenarios) }, handoffAbsent: '' };
 }

@@ -2,7 +2,7 @@
 // concrete reason and the next step; frameworks the caller left out are listed as user-excluded.
 import { pyGet } from '../../py/ops';
 import { adviseFor } from '../advice';
-import type { RunManifest } from '../manifest';
+import type { RunFacts } from '../run-facts';
 import type { CandidateRow, NotSelectedCategory, NotSelectedEntry } from '../report-model';
 import type { Work } from './work';
 
@@ -30,7 +30,7 @@ function categoryOf(w: Work): NotSelectedCategory | undefined {
   }
 }
 
-export function notSelectedEntries(work: readonly Work[], candidates: readonly CandidateRow[], manifest: RunManifest | undefined): NotSelectedEntry[] {
+export function notSelectedEntries(work: readonly Work[], candidates: readonly CandidateRow[], runFacts: RunFacts | undefined): NotSelectedEntry[] {
   const notSelected: NotSelectedEntry[] = [];
   work.forEach((w, i) => {
     const category = categoryOf(w);
@@ -40,7 +40,7 @@ export function notSelectedEntries(work: readonly Work[], candidates: readonly C
     const { next, advice } = adviseFor(category, category === 'sla-failing' ? '' : c.failureReason, w.verdict.checks);
     notSelected.push({ framework: w.framework, scenario: w.scenario, candidate: c.candidate, category, reason, next, advice, row: i });
   });
-  for (const f of manifest?.frameworks ?? []) {
+  for (const f of runFacts?.frameworks ?? []) {
     if (!f.userExcluded || work.some((w) => w.framework === f.framework)) continue;
     const { next, advice } = adviseFor('user-excluded', '');
     notSelected.push({ framework: f.framework, scenario: '', candidate: '', category: 'user-excluded', reason: 'not in the caller\u2019s framework set', next, advice, row: null });

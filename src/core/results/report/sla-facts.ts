@@ -1,7 +1,7 @@
-// The SLA the report judged by: from the manifest when given, else the rows' own sla blocks (one
+// The SLA the report judged by: from the run facts when given, else the rows' own sla blocks (one
 // common set, or each row on its own); its limits as facts, and the deprecated keys applied.
 import { pyGet } from '../../py/ops';
-import type { RunManifest } from '../manifest';
+import type { RunFacts } from '../run-facts';
 import type { Fact } from '../report-model';
 import { limitsFrom, shortNumber, slaLabel, type SlaKey, type SlaLimits } from '../sla';
 import type { Work } from './work';
@@ -14,13 +14,13 @@ export interface SlaSection {
   deprecatedKeys: Set<string>;
 }
 
-export function slaSection(work: readonly Work[], manifest: RunManifest | undefined, manifestFile: string | undefined): SlaSection {
+export function slaSection(work: readonly Work[], runFacts: RunFacts | undefined, manifestFile: string | undefined): SlaSection {
   const facts: Fact[] = [];
   let limits: SlaLimits = {};
   const deprecatedKeys = new Set<string>();
-  if (manifest?.sla) {
-    limits = manifest.sla.limits;
-    manifest.sla.deprecated.forEach((k) => deprecatedKeys.add(k));
+  if (runFacts?.sla) {
+    limits = runFacts.sla.limits;
+    runFacts.sla.deprecated.forEach((k) => deprecatedKeys.add(k));
     facts.push({ label: 'Source', value: manifestFile ? `manifest (${manifestFile})` : 'manifest' });
   } else {
     const seen = new Map<string, SlaLimits>();

@@ -3,7 +3,7 @@
 import { frameworkSpec, isFrameworkKey } from '../../frameworks';
 import type { PyJson, PyObject } from '../../py/json';
 import { pyGet, pyStrCompare } from '../../py/ops';
-import type { RunManifest } from '../manifest';
+import type { RunFacts } from '../run-facts';
 import { frameworkOf, rankKey, scenarioOf, serverCommandOf, type RankKey } from '../rank';
 import type { RowRecord } from '../rows';
 import { evaluateSla, type SlaVerdict } from '../sla';
@@ -42,11 +42,11 @@ function isSmoke(row: PyObject, framework: string): boolean {
 }
 
 /** The manifest's SLA, when it has one, judges every row; otherwise each row's own sla block. */
-export function prepareWork(records: readonly RowRecord[], manifest: RunManifest | undefined): Work[] {
+export function prepareWork(records: readonly RowRecord[], runFacts: RunFacts | undefined): Work[] {
   return records.map((rec) => {
     const row = rec.data;
     const framework = frameworkOf(row);
-    const verdict = evaluateSla(row, manifest?.sla);
+    const verdict = evaluateSla(row, runFacts?.sla);
     const smoke = isSmoke(row, framework);
     const eligible = verdict.passed && !smoke;
     const k = rankKey(row);
@@ -61,8 +61,8 @@ export function scenarioNames(work: readonly Work[]): string[] {
   return distinct(work.map((w) => w.scenario)).sort(pyStrCompare);
 }
 
-/** Frameworks with rows, plus the ones the manifest enables and the caller kept, in display order. */
-export function frameworkNames(work: readonly Work[], manifest: RunManifest | undefined): string[] {
-  const planned = manifest?.frameworks.filter((f) => f.enabled && !f.userExcluded).map((f) => f.framework) ?? [];
+/** Frameworks with rows, plus the ones the run facts enables and the caller kept, in display order. */
+export function frameworkNames(work: readonly Work[], runFacts: RunFacts | undefined): string[] {
+  const planned = runFacts?.frameworks.filter((f) => f.enabled && !f.userExcluded).map((f) => f.framework) ?? [];
   return distinct([...work.map((w) => w.framework), ...planned]).sort(frameworkCompare);
 }

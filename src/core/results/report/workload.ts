@@ -1,6 +1,6 @@
 // The workload facts: model, dataset kind, each scenario's lengths, prompts, dataset path, endpoint,
-// traffic settings and load clients, from the manifest first and then the rows.
-import type { RunManifest } from '../manifest';
+// traffic settings and load clients, from the run facts first and then the rows.
+import type { RunFacts } from '../run-facts';
 import { scenarioLengths } from '../handoff';
 import type { Fact } from '../report-model';
 import { clientOf, distinct, manifestThenRows, strAt } from './values';
@@ -14,8 +14,8 @@ export interface WorkloadSection {
   clients: string[];
 }
 
-function lengthsText(work: readonly Work[], manifest: RunManifest | undefined, sc: string): string {
-  const l = scenarioLengths(work.filter((w) => w.scenario === sc).map((w) => w.row), manifest?.scenarios.find((s) => s.name === sc));
+function lengthsText(work: readonly Work[], runFacts: RunFacts | undefined, sc: string): string {
+  const l = scenarioLengths(work.filter((w) => w.scenario === sc).map((w) => w.row), runFacts?.scenarios.find((s) => s.name === sc));
   return l.kind === 'exact' ? `${l.inputLen} → ${l.outputLen} tokens` : l.kind === 'buckets' ? `input p50 ${l.inputP50} / p95 ${l.inputP95}, output p50 ${l.outputP50} / p95 ${l.outputP95} tokens` : 'lengths not recorded';
 }
 
@@ -30,19 +30,19 @@ function trafficText(work: readonly Work[]): string {
   return traffic.length ? traffic.slice(0, 8).join('; ') + (traffic.length > 8 ? `; … (${traffic.length} settings)` : '') : '';
 }
 
-export function workloadSection(work: readonly Work[], manifest: RunManifest | undefined, scenarios: readonly string[]): WorkloadSection {
+export function workloadSection(work: readonly Work[], runFacts: RunFacts | undefined, scenarios: readonly string[]): WorkloadSection {
   const facts: Fact[] = [];
   const add = (label: string, values: string[]) => {
     if (values.length) facts.push({ label, value: values.join(', ') });
   };
-  const models = manifestThenRows(manifest?.model, work, 'model');
+  const models = manifestThenRows(runFacts?.model, work, 'model');
   add('Model', models);
-  const kinds = manifestThenRows(manifest?.datasetKind, work, 'workload.kind');
+  const kinds = manifestThenRows(runFacts?.datasetKind, work, 'workload.kind');
   add('Dataset kind', kinds);
-  for (const sc of scenarios) facts.push({ label: `Scenario ${sc}`, value: lengthsText(work, manifest, sc) });
-  add('Prompts per measurement', manifestThenRows(manifest?.numPrompts !== undefined ? String(manifest.numPrompts) : undefined, work, 'workload.num_prompts'));
-  add('Dataset path', manifestThenRows(manifest?.canonicalJsonl, work, 'workload.dataset_path'));
-  add('Endpoint', manifestThenRows(manifest?.endpoint, work, 'workload.endpoint'));
+  for (const sc of scenarios) facts.push({ label: `Scenario ${sc}`, value: lengthsText(work, runFacts, sc) });
+  add('Prompts per measurement', manifestThenRows(runFacts?.numPrompts !== undefined ? String(runFacts.numPrompts) : undefined, work, 'workload.num_prompts'));
+  add('Dataset path', manifestThenRows(runFacts?.canonicalJsonl, work, 'workload.dataset_path'));
+  add('Endpoint', manifestThenRows(runFacts?.endpoint, work, 'workload.endpoint'));
   const traffic = trafficText(work);
   if (traffic) facts.push({ label: 'Traffic', value: traffic });
   const clients = distinct(work.map((w) => clientOf(w.row)));

@@ -6,13 +6,13 @@ import { readRunPlan } from '../plan/build';
 import type { RunPlan, Substitution } from '../plan/types';
 import { readSlaLimits, type SlaLimits } from '../sla/limits';
 
-export interface ManifestScenario {
+export interface FactsScenario {
   name: string;
   inputLen: number;
   outputLen: number;
 }
 
-export interface ManifestVersion {
+export interface FactsVersion {
   containerImage?: string;
   packageVersion?: string;
   gitCommit?: string;
@@ -20,7 +20,7 @@ export interface ManifestVersion {
   benchmarkHelp?: string;
 }
 
-export interface ManifestFramework {
+export interface FactsFramework {
   framework: string;
   enabled: boolean;
   /** Left out by the caller (framework_set or enabled: false): recorded, never called unsupported. */
@@ -34,7 +34,7 @@ export interface ManifestFramework {
 
 export type { Substitution } from '../plan/types';
 
-export interface RunManifest {
+export interface RunFacts {
   model?: string;
   gpuModel?: string;
   gpuCount?: number;
@@ -43,10 +43,10 @@ export interface RunManifest {
   canonicalJsonl?: string;
   endpoint?: string;
   backend?: string;
-  scenarios: ManifestScenario[];
+  scenarios: FactsScenario[];
   sla?: { limits: SlaLimits; deprecated: string[] };
-  versions: Record<string, ManifestVersion>;
-  frameworks: ManifestFramework[];
+  versions: Record<string, FactsVersion>;
+  frameworks: FactsFramework[];
   maxCandidates?: number;
   outputDir?: string;
   runId?: string;
@@ -60,10 +60,10 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 
 /** What the report knows from a run plan in memory (the runner's own plan, or one read from a file). */
-export function manifestFromPlan(plan: RunPlan): RunManifest {
+export function runFactsFromPlan(plan: RunPlan): RunFacts {
   const b = plan.bench;
-  const m: RunManifest = { scenarios: [], versions: {}, frameworks: [], substitutions: plan.substitutions.map((x) => ({ ...x })), problems: [] };
-  const set = <K extends keyof RunManifest>(k: K, v: RunManifest[K] | undefined): void => {
+  const m: RunFacts = { scenarios: [], versions: {}, frameworks: [], substitutions: plan.substitutions.map((x) => ({ ...x })), problems: [] };
+  const set = <K extends keyof RunFacts>(k: K, v: RunFacts[K] | undefined): void => {
     if (v !== undefined) m[k] = v;
   };
   set('model', plan.model || undefined);
@@ -81,7 +81,7 @@ export function manifestFromPlan(plan: RunPlan): RunManifest {
   m.scenarios = plan.scenarios.map((s) => ({ name: s.name, inputLen: s.inputLen, outputLen: s.outputLen }));
   m.maxCandidates = plan.budget.maxCandidates;
   for (const sec of plan.check.model.frameworks) {
-    const list = plan.check.plans.find((p) => p.framework === sec.framework);
+    const list = plan.check.candidateLists.find((p) => p.framework === sec.framework);
     m.frameworks.push({
       framework: sec.framework,
       enabled: sec.enabled,
@@ -95,20 +95,20 @@ export function manifestFromPlan(plan: RunPlan): RunManifest {
 }
 
 /** Reads a manifest text: a run plan or cookbook config through the plan reader, else a bare dataset record. `fileName` only labels problems. */
-export function parseManifest(text: string, fileName: string): RunManifest {
-  const empty: RunManifest = { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [] };
+export function parseRunFacts(text: string, fileName: string): RunFacts {
+  const empty: RunFacts = { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [] };
   const parsed = parseYaml(text);
   if (!parsed.root) return { ...empty, problems: [`${fileName}: ${parsed.problems[0]?.message ?? 'empty file'}`] };
   const root = toJson(parsed.root.value);
   if (!isObj(root)) return { ...empty, problems: [`${fileName}: expected a mapping`] };
   // The config engine knows the scenarios, the framework set and the bounded candidate lists.
-  if (isObj(root.frameworks)) return manifestFromPlan(readRunPlan({ text, path: fileName }, { parse: () => parsed }));
+  if (isObj(root.frameworks)) return runFactsFromPlan(readRunPlan({ text, path: fileName }, { parse: () => parsed }));
   return datasetManifest(root);
 }
 
 /** A bare run record (no frameworks): model, hardware, dataset lists, SLA, versions and run keys as written. */
-function datasetManifest(root: Obj): RunManifest {
-  const m: RunManifest = { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [] };
+function datasetManifest(root: Obj): RunFacts {
+  const m: RunFacts = { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [] };
   const model = root.model;
   m.model = isObj(model) ? str(model.name) : str(model);
   if (isObj(root.hardware)) {
