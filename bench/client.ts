@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { runBenchmark } from '../src/client/run-benchmark';
 import type { BenchResult } from '../src/client/types';
 import type { Workload, WorkloadRow } from '../src/core/workload/types';
-import type { FakeBehaviour } from '../test/client/fake-server';
+import type { FakeBehaviour } from '../test/support/fake-server';
 import type { Summary } from '../src/core/workload/stats';
 
 const args = process.argv.slice(2);

@@ -1,5 +1,5 @@
 // bench/client's server side: the test fake server in its own process, driven over IPC, reporting its truth as summary statistics.
-import { FakeServer, truthMetrics, type FakeBehaviour } from '../test/client/fake-server';
+import { FakeServer, truthMetrics, type FakeBehaviour } from '../test/support/fake-server';
 import { summarize } from '../src/core/workload/stats';
 
 type Msg = { id: number; cmd: 'config'; behaviour: Partial<FakeBehaviour> } | { id: number; cmd: 'reset' } | { id: number; cmd: 'truth'; tokens: number } | { id: number; cmd: 'stop' };

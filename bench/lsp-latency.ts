@@ -4,7 +4,7 @@ import { readFileSync, readdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { TestClient } from '../test/lsp/client';
+import { TestClient } from '../test/support/lsp-client';
 import { largeConfig } from './large-config';
 
 const root = resolve(__dirname, '..');

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { SshExecutor } from '../src/exec/ssh';
-import { startSshd } from '../test/ssh/sshd-harness';
+import { startSshd } from '../test/support/sshd';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);

@@ -1,4 +1,4 @@
-// Bundles the three entry points (extension, language server, CLI) with esbuild into dist/.
+// Bundles the entry points (extension and its run worker, language server, CLI, simulator, summary panel) with esbuild into dist/.
 import { build } from 'esbuild';
 import { chmodSync } from 'node:fs';
 
@@ -16,6 +16,8 @@ const common = {
 await Promise.all([
   // The extension bundles the runner (ssh2 included): its optional native helpers stay external like the CLI's.
   build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', 'cpu-features', '*.node'] }),
+  // Editor runs execute here, in a process of their own (forked by the extension), so the load client owns its event loop.
+  build({ ...common, entryPoints: ['src/extension/run-worker.ts'], outfile: 'dist/run-worker.js', external: ['cpu-features', '*.node'] }),
   build({ ...common, entryPoints: ['language-server/src/server.ts'], outfile: 'dist/server.js' }),
   build({
     ...common,

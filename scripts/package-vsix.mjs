@@ -7,10 +7,10 @@ import process from 'node:process';
 import { listZip } from '../tools/vscode-host/unzip.js';
 
 const out = 'dist-vsix/autobench.vsix';
-// Files the manifest points at (main, the server module, schemas the yamlValidation contribution names).
-const required = ['package.json', 'dist/extension.js', 'dist/server.js', 'dist/cli.js', 'schemas/cookbook-config.schema.json'];
+// Files the manifest points at (main, the server module, schemas the yamlValidation contribution names) and the run worker main forks.
+const required = ['package.json', 'dist/extension.js', 'dist/run-worker.js', 'dist/server.js', 'dist/cli.js', 'schemas/cookbook-config.schema.json'];
 
-for (const f of ['dist/extension.js', 'dist/server.js']) {
+for (const f of ['dist/extension.js', 'dist/run-worker.js', 'dist/server.js']) {
   if (!existsSync(f)) {
     console.error(`package-vsix: ${f} is missing; run npm run build first`);
     process.exit(1);

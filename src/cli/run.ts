@@ -10,6 +10,7 @@ import type { CliIO } from './validate';
 
 export const RUN_HELP = `usage: autobench run PLAN [--target sim|local|ssh:HOST] [--frameworks A,B]
                      [--tier 1|2|3] [--out DIR] [--resume] [--sim-speed K]
+                     [--sim-seed N] [--sim-opts "--sim-..."] [--repeats N] [--finalists N]
                      [--accept-new-host-key] [--help-dir DIR] [--tokenizer PATH]
                      [--gpus 0,1,...] [--health-timeout S] [--quiet]
 
@@ -18,7 +19,7 @@ and version captured into DIR/help, every candidate's flags checked against
 them, GPUs checked free, a smoke server), then each candidate launched with its
 exact command, warmed up, measured at the fixed rates and by the rate search
 under the SLA, and torn down. Rows are appended to DIR/rows.jsonl as trials
-finish; the report is DIR/summary.md, summary.csv and summary.html.
+finish; the report is DIR/summary.md, summary.csv, summary.html and summary.json (the verdicts).
 
 options:
   --target T            sim (the built-in SIMULATED engine, default), local, or
@@ -33,6 +34,13 @@ options:
                         its search.resume is true, the default)
   --sim-speed K         simulated engine: run K times faster than the modelled
                         GPU (default 10); rows report modelled time
+  --sim-seed N          simulated engine: the seed of every simulated server
+                        (default 1); each launch also gets its own salt
+  --sim-opts "..."      simulated engine: more --sim-* options for every server
+                        (e.g. "--sim-noise 0.03 --sim-error-rate 0.2")
+  --repeats N           re-measure each finalist N times, each on a freshly
+                        started server, before naming a winner (default 3; 0 off)
+  --finalists N         finalists per framework and scenario (default 2)
   --accept-new-host-key ssh: add an unknown host key to known_hosts (a changed
                         key is always refused)
   --help-dir DIR        captured --help texts to render and check commands with
@@ -54,6 +62,13 @@ function parseTier(v: string | undefined): Tier | undefined {
   if (v === undefined) return undefined;
   if (v === '1' || v === '2' || v === '3') return Number(v) as Tier;
   throw new UsageError(`--tier must be 1, 2 or 3, got '${v}'`);
+}
+
+function wholeNumber(name: string, v: string | undefined, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got '${v}'`);
+  return n;
 }
 
 function positiveNumber(name: string, v: string | undefined): number | undefined {
@@ -106,7 +121,7 @@ class Progress {
     const st = styleFor(this.io.err);
     switch (e.type) {
       case 'run-start':
-        this.say(`${st.bold(`run ${e.runId}`)} -> ${e.outDir}${e.resumed ? ` (resumed: ${e.finishedTrials} finished rows kept)` : ''}`);
+        this.say(`${st.bold(`run ${e.runId}`)} -> ${e.outDir}${e.resumed ? ` (resumed: ${e.finishedTrials} finished rows kept${e.movedAside ? `; ${e.movedAside} row(s) of a changed plan moved aside to rows.stale.jsonl, never reused` : ''})` : ''}`);
         if (e.simulated) this.say(st.yellow('target sim: the built-in SIMULATED engine; no number from this run is a GPU measurement'));
         for (const f of e.frameworks) this.say(`  ${f.framework.padEnd(13)} ${f.status === 'run' ? `${f.candidates} candidate(s)` : `${f.status}: ${f.reason ?? ''}`}`);
         break;
@@ -133,13 +148,13 @@ class Progress {
         break;
       case 'trial-progress':
         this.status(
-          `${this.current} ${e.scenario} ${e.mode === 'search' ? `r${e.round}` : 'fixed'} @ ${e.rate} | ${e.completed + e.failed}/${e.total} req | ${fmt(e.requestsPerS)} req/s TTFT ${fmt(e.ttftMsP50, 0)} ms TPOT ${fmt(e.tpotMsP50)} ms`,
+          `${this.current} ${e.scenario} ${e.mode === 'fixed' ? 'fixed' : `${e.mode === 'repeat' ? 'repeat' : 'r'}${e.round}`} @ ${e.rate} | ${e.completed + e.failed}/${e.total} req | ${fmt(e.requestsPerS)} req/s TTFT ${fmt(e.ttftMsP50, 0)} ms TPOT ${fmt(e.tpotMsP50)} ms`,
         );
         break;
       case 'trial-end': {
         if (e.resumed) break;
         const verdict = e.status !== 'ok' ? st.red(e.status) : e.slaPassed ? 'SLA pass' : st.yellow(`SLA fail (${e.reasons.join('; ')})`);
-        this.say(`    ${e.scenario} ${e.mode === 'search' ? `round ${e.round}` : 'fixed'} @ ${e.rate} req/s c=${e.concurrency ?? '-'}: ${fmt(e.requestThroughput, 2)} req/s, p50 TTFT ${fmt(e.p50TtftMs, 0)} ms, p50 TPOT ${fmt(e.p50TpotMs, 2)} ms — ${verdict}`);
+        this.say(`    ${e.scenario} ${e.mode === 'fixed' ? 'fixed' : `${e.mode === 'repeat' ? 'repeat' : 'round'} ${e.round}`} @ ${e.rate} req/s c=${e.concurrency ?? '-'}: ${fmt(e.requestThroughput, 2)} req/s, p50 TTFT ${fmt(e.p50TtftMs, 0)} ms, p50 TPOT ${fmt(e.p50TpotMs, 2)} ms — ${verdict}`);
         break;
       }
       case 'framework-end':
@@ -165,8 +180,10 @@ function printSummary(io: CliIO, result: RunResult): void {
   for (const b of model.best) {
     const c = model.candidates[b.row];
     if (!c) continue;
-    lines.push([b.scenario, String(b.rank), b.framework, c.candidate, fmt(c.rps, 2), fmt(c.otps, 0), fmt(c.ttft, 0), fmt(c.tpot, 2)]);
+    lines.push([b.scenario, b.tied ? `${b.rank} (tie)` : String(b.rank), b.framework, c.candidate, fmt(c.rps, 2), fmt(c.otps, 0), fmt(c.ttft, 0), fmt(c.tpot, 2)]);
   }
+  io.out.write(`\n${st.bold(`Verdict${result.simulated ? ' (SIMULATED)' : ''}`)}\n`);
+  for (const v of model.verdicts) io.out.write(`  ${v.decided ? st.green('decided') : v.winner ? st.yellow('tie') : st.red('none')}  ${v.summary}\n`);
   io.out.write(`\n${st.bold(`Best under the SLA${result.simulated ? ' (SIMULATED)' : ''}`)}\n`);
   if (lines.length === 0) io.out.write('  no candidate met the SLA in any scenario\n');
   else {
@@ -186,31 +203,86 @@ function printSummary(io: CliIO, result: RunResult): void {
     return r && !r.startsWith('..') ? r : p;
   };
   io.out.write(`report: ${rel(result.summary.markdown)}\n`);
-  io.out.write(`        ${rel(result.summary.csv)}${result.summary.html ? `, ${rel(result.summary.html)}` : ''}\n`);
+  io.out.write(`        ${rel(result.summary.csv)}${result.summary.html ? `, ${rel(result.summary.html)}` : ''}, ${rel(result.summary.json)}\n`);
   io.out.write(`rows:   ${rel(join(result.outDir, 'rows.jsonl'))}\n`);
+}
+
+/** `--sim-opts "--sim-noise 0.03"`: the value starts with a dash, which parseArgs would take for an option. */
+function joinSimOpts(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (argv[i] === '--sim-opts' && next !== undefined && next.startsWith('--sim-')) {
+      out.push(`--sim-opts=${next}`);
+      i++;
+    } else out.push(argv[i] as string);
+  }
+  return out;
+}
+
+/** The options `autobench run` takes. */
+const RUN_OPTIONS = {
+  target: { type: 'string' },
+  frameworks: { type: 'string' },
+  tier: { type: 'string' },
+  out: { type: 'string' },
+  resume: { type: 'boolean' },
+  'sim-speed': { type: 'string' },
+  'sim-seed': { type: 'string' },
+  'sim-opts': { type: 'string' },
+  repeats: { type: 'string' },
+  finalists: { type: 'string' },
+  'accept-new-host-key': { type: 'boolean' },
+  'help-dir': { type: 'string' },
+  tokenizer: { type: 'string' },
+  gpus: { type: 'string' },
+  'health-timeout': { type: 'string' },
+  quiet: { type: 'boolean' },
+} as const;
+
+/** The parsed option values of `autobench run`. */
+type RunValues = { [K in keyof typeof RUN_OPTIONS]?: (typeof RUN_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+/** The run's options from the command line (every value checked before anything runs). */
+function optionsFrom(values: RunValues, planPath: string, planText: string): RunOptions {
+  const tier = parseTier(values.tier);
+  const frameworks = values.frameworks?.split(',').map((s) => s.trim()).filter(Boolean);
+  const gpus = values.gpus?.split(',').map((s) => {
+    const n = Number(s.trim());
+    if (!Number.isInteger(n) || n < 0) throw new UsageError(`--gpus: '${s}' is not a GPU id`);
+    return n;
+  });
+  const target = values.target ?? 'sim';
+  const simSpeed = positiveNumber('sim-speed', values['sim-speed']);
+  const simSeed = wholeNumber('sim-seed', values['sim-seed'], 0);
+  const repeats = wholeNumber('repeats', values.repeats, 0);
+  const finalists = wholeNumber('finalists', values.finalists, 1);
+  if (values['sim-opts'] !== undefined && !/^(\s*--sim-[a-z-]+(\s+[^\s-][^\s]*)?)*\s*$/.test(values['sim-opts'])) throw new UsageError(`--sim-opts takes --sim-* options only, got '${values['sim-opts']}'`);
+  const health = positiveNumber('health-timeout', values['health-timeout']);
+  return {
+    planText,
+    planPath,
+    target,
+    outDir: values.out ?? '',
+    ...(tier ? { tier } : {}),
+    ...(frameworks ? { frameworks } : {}),
+    ...(simSpeed ? { simSpeed } : {}),
+    ...(simSeed !== undefined ? { simSeed } : {}),
+    ...(values['sim-opts'] ? { simExtraOptions: values['sim-opts'].trim() } : {}),
+    ...(repeats !== undefined ? { repeats } : {}),
+    ...(finalists !== undefined ? { finalists } : {}),
+    ...(values['accept-new-host-key'] ? { acceptNewHostKey: true } : {}),
+    ...(values['help-dir'] ? { helpDir: values['help-dir'] } : {}),
+    ...(values.tokenizer ? { tokenizer: values.tokenizer } : {}),
+    ...(gpus ? { gpus } : {}),
+    ...(health ? { healthTimeoutS: health } : {}),
+    renderHtml: reportPage,
+  };
 }
 
 /** `autobench run`; usage errors and bugs become messages and exit statuses in main's catch. */
 export async function runRun(argv: string[], io: CliIO): Promise<number> {
-  const parsed = parseCommand(
-    argv,
-    {
-      target: { type: 'string' },
-      frameworks: { type: 'string' },
-      tier: { type: 'string' },
-      out: { type: 'string' },
-      resume: { type: 'boolean' },
-      'sim-speed': { type: 'string' },
-      'accept-new-host-key': { type: 'boolean' },
-      'help-dir': { type: 'string' },
-      tokenizer: { type: 'string' },
-      gpus: { type: 'string' },
-      'health-timeout': { type: 'string' },
-      quiet: { type: 'boolean' },
-    },
-    RUN_HELP,
-    io.out,
-  );
+  const parsed = parseCommand(joinSimOpts(argv), RUN_OPTIONS, RUN_HELP, io.out);
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError(`run needs exactly one PLAN\n\n${RUN_HELP}`);
@@ -221,33 +293,9 @@ export async function runRun(argv: string[], io: CliIO): Promise<number> {
   } catch (e) {
     throw new UsageError(`cannot read ${planPath}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, 1);
   }
-  const tier = parseTier(values.tier);
-  const frameworks = values.frameworks?.split(',').map((s) => s.trim()).filter(Boolean);
-  const gpus = values.gpus?.split(',').map((s) => {
-    const n = Number(s.trim());
-    if (!Number.isInteger(n) || n < 0) throw new UsageError(`--gpus: '${s}' is not a GPU id`);
-    return n;
-  });
-  const target = values.target ?? 'sim';
-  const simSpeed = positiveNumber('sim-speed', values['sim-speed']);
-  const health = positiveNumber('health-timeout', values['health-timeout']);
+  const base = optionsFrom(values, planPath, planText);
+  const target = base.target;
   const errStyle = styleFor(io.err);
-
-  const base: RunOptions = {
-    planText,
-    planPath,
-    target,
-    outDir: values.out ?? '',
-    ...(tier ? { tier } : {}),
-    ...(frameworks ? { frameworks } : {}),
-    ...(simSpeed ? { simSpeed } : {}),
-    ...(values['accept-new-host-key'] ? { acceptNewHostKey: true } : {}),
-    ...(values['help-dir'] ? { helpDir: values['help-dir'] } : {}),
-    ...(values.tokenizer ? { tokenizer: values.tokenizer } : {}),
-    ...(gpus ? { gpus } : {}),
-    ...(health ? { healthTimeoutS: health } : {}),
-    renderHtml: reportPage,
-  };
   let opts: RunOptions;
   try {
     // Read once: the run directory may come from the plan, and the run reuses this plan.

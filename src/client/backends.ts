@@ -91,3 +91,21 @@ export function buildBody(kind: ApiKind, row: WorkloadRow, o: BodyOptions, messa
   if (o.ignoreEos && !('ignore_eos' in extra)) body.ignore_eos = true;
   return { ...body, ...extra };
 }
+
+function finite(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * What a built body asks of the output length, after every merge: its max tokens (chat: the field the
+ * servers prefer, max_completion_tokens), and whether it demands all of them (ignore_eos true, or a
+ * min-tokens field at least the max).
+ */
+export function askedLength(kind: ApiKind, body: Record<string, unknown>): { maxTokens: number | undefined; ignoreEos: boolean } {
+  const src = kind === 'native' ? body.sampling_params : body;
+  if (!src || typeof src !== 'object') return { maxTokens: undefined, ignoreEos: false };
+  const o = src as Record<string, unknown>;
+  const max = kind === 'native' ? finite(o.max_new_tokens) : kind === 'chat' ? (finite(o.max_completion_tokens) ?? finite(o.max_tokens)) : finite(o.max_tokens);
+  const min = kind === 'native' ? finite(o.min_new_tokens) : finite(o.min_tokens);
+  return { maxTokens: max, ignoreEos: o.ignore_eos === true || (max !== undefined && min !== undefined && min >= max) };
+}

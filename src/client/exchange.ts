@@ -220,6 +220,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
     const done = usage && typeof usage === 'object' ? num(usage.completion_tokens) : undefined;
     const p = usage && typeof usage === 'object' ? num(usage.prompt_tokens) : undefined;
     if (p !== undefined) r.promptTokensServer = p;
+    const cached = cachedOf(obj);
+    if (cached !== undefined) r.cachedTokens = cached;
     if (obj.error !== undefined && choices === undefined && obj.text === undefined) {
       r.success = false;
       r.errorKind = 'server';
@@ -243,6 +245,15 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
     this.onDone(this);
   }
+}
+
+/** Cached prompt tokens of a whole JSON answer: OpenAI usage.prompt_tokens_details, or SGLang's meta_info. */
+function cachedOf(obj: Json): number | undefined {
+  const usage = obj.usage as Json | null | undefined;
+  const details = usage && typeof usage === 'object' ? (usage.prompt_tokens_details as Json | null | undefined) : undefined;
+  if (details && typeof details === 'object' && num(details.cached_tokens) !== undefined) return num(details.cached_tokens);
+  const meta = obj.meta_info as Json | null | undefined;
+  return meta && typeof meta === 'object' ? num(meta.cached_tokens) : undefined;
 }
 
 function classify(err: Error): RequestError {

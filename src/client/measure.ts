@@ -2,10 +2,11 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import type { ChatMessage, WorkloadRow } from '../core/workload/types';
-import { buildBody, type ApiSpec, type BodyOptions } from './backends';
+import { askedLength, buildBody, type ApiKind, type ApiSpec, type BodyOptions } from './backends';
 import { DeferredQueue } from './deferred';
 import { Exchange } from './exchange';
 import { tpotOf } from './metrics';
+import { clientBound } from './trust';
 import { RequestError, type RequestRecord } from './record';
 import type { BenchEvent, BenchOptions, ClientStats } from './types';
 
@@ -16,7 +17,16 @@ interface Pending {
   arrivalMs: number;
   body: Buffer;
   promptLen: number;
+  /** What the body asked for (askedLength). */
+  asked: Asked;
   messages?: ChatMessage[];
+}
+
+type Asked = ReturnType<typeof askedLength>;
+
+/** A body serialised, and what it asks of the output length. */
+function encode(kind: ApiKind, body: Record<string, unknown>): { body: Buffer; asked: Asked } {
+  return { body: Buffer.from(JSON.stringify(body)), asked: askedLength(kind, body) };
 }
 
 export interface RunContext {
@@ -45,7 +55,8 @@ function newRecord(p: Pending, warmup: boolean): RequestRecord {
     scenario: p.row.scenario,
     warmup,
     promptLen: p.promptLen,
-    outputLenRequested: p.row.outputLen,
+    outputLenRequested: p.asked.maxTokens ?? p.row.outputLen,
+    ignoreEos: p.asked.ignoreEos,
     arrivalMs: p.arrivalMs,
     startMs: 0,
     success: false,
@@ -70,15 +81,25 @@ function median(v: number[]): number | null {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
+/** Sampling interval of the event-loop delay histogram. */
+const LOOP_RESOLUTION_MS = 10;
+
 /** What the client process itself cost over the measured window. */
 function clientStats(durationMs: number, cpu: NodeJS.CpuUsage, loop: IntervalHistogram): ClientStats {
-  return {
+  const p99 = loop.percentile(99) / 1e6;
+  const max = loop.max / 1e6;
+  // The histogram holds whole timer periods; the lag is what exceeds the period.
+  const lag = (v: number): number => Math.max(0, v - LOOP_RESOLUTION_MS);
+  const s = {
     cpuPercent: durationMs > 0 ? ((cpu.user + cpu.system) / 1000 / durationMs) * 100 : 0,
     maxRssMb: process.resourceUsage().maxRSS / 1024,
     eventLoopDelayMeanMs: loop.mean / 1e6,
-    eventLoopDelayP99Ms: loop.percentile(99) / 1e6,
-    eventLoopDelayMaxMs: loop.max / 1e6,
+    eventLoopDelayP99Ms: p99,
+    eventLoopDelayMaxMs: max,
+    eventLoopLagP99Ms: lag(p99),
+    eventLoopLagMaxMs: lag(max),
   };
+  return { ...s, bound: clientBound(s) };
 }
 
 /** The state of one measuring loop: what is due, what is in flight, counters and the current progress window. */
@@ -92,6 +113,7 @@ class MeasureLoop {
   private readonly queue = new DeferredQueue();
   private readonly exchanges = new Map<Exchange, Pending>();
   private readonly bodies: Buffer[];
+  private readonly asked: Asked[];
   private readonly ready: number[] = [];
   private readonly onDone = (ex: Exchange): void => this.finished(ex);
   private readyHead = 0;
@@ -128,7 +150,9 @@ class MeasureLoop {
     this.timeoutMs = (ctx.options.requestTimeoutS ?? 21_600) * 1000;
     this.outstanding = this.n;
     // Bodies are serialised before the clock starts: nothing heavy happens between arrival and send.
-    this.bodies = rows.map((row) => Buffer.from(JSON.stringify(buildBody(ctx.api.kind, row, ctx.bodyOpts))));
+    const built = rows.map((row) => encode(ctx.api.kind, buildBody(ctx.api.kind, row, ctx.bodyOpts)));
+    this.bodies = built.map((b) => b.body);
+    this.asked = built.map((b) => b.asked);
   }
 
   /** Hands one request to its connection; its start time is taken right before. */
@@ -156,7 +180,7 @@ class MeasureLoop {
       const i = ready[this.readyHead++] as number;
       const row = rows[i] as WorkloadRow;
       this.active++;
-      this.send({ row, index: warmup ? -1 - i : i, turn: 0, arrivalMs: arrivals[i] as number, body: this.bodies[i] as Buffer, promptLen: row.promptLen });
+      this.send({ row, index: warmup ? -1 - i : i, turn: 0, arrivalMs: arrivals[i] as number, body: this.bodies[i] as Buffer, asked: this.asked[i] as Asked, promptLen: row.promptLen });
     }
     if (this.nextArrival < n && this.timer === undefined) {
       const wait = Math.max(0, (arrivals[this.nextArrival] as number) - (performance.now() - this.t0));
@@ -189,8 +213,8 @@ class MeasureLoop {
     const history = p.messages ?? (typeof p.row.prompt === 'string' ? [{ role: 'user', content: p.row.prompt }] : p.row.prompt);
     const messages: ChatMessage[] = [...history, { role: 'assistant', content: rec.generatedText }, { role: 'user', content: turns[p.turn] as string }];
     const promptLen = p.promptLen + rec.outputTokens + (p.row.turnLens?.[p.turn] ?? 0);
-    const body = Buffer.from(JSON.stringify(buildBody(this.ctx.api.kind, p.row, this.ctx.bodyOpts, messages)));
-    this.send({ row: p.row, index: p.index, turn: p.turn + 1, arrivalMs: performance.now() - this.t0, body, promptLen, messages });
+    const { body, asked } = encode(this.ctx.api.kind, buildBody(this.ctx.api.kind, p.row, this.ctx.bodyOpts, messages));
+    this.send({ row: p.row, index: p.index, turn: p.turn + 1, arrivalMs: performance.now() - this.t0, body, asked, promptLen, messages });
     return true;
   }
 
@@ -257,7 +281,7 @@ class MeasureLoop {
     const warmup = this.warmup;
     const t0 = (this.t0 = performance.now());
     const cpu0 = process.cpuUsage();
-    const loop = monitorEventLoopDelay({ resolution: 10 });
+    const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
     loop.enable();
     const progressEvery = options.progressIntervalMs ?? 500;
     const progressTimer = warmup ? undefined : setInterval(() => this.tick(), progressEvery);

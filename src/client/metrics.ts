@@ -1,6 +1,7 @@
-// Aggregate metrics of one run from its request records: latency statistics, throughputs, concurrency, peaks and goodput.
+// Aggregate metrics of one run from its request records: latency statistics, throughputs, concurrency, peaks, goodput, and (from trust.ts) the steady window, 95% intervals, validity counts and cache hits.
 import { summarize, type Summary } from '../core/workload/stats';
 import type { OutputTokensSource, RequestRecord } from './record';
+import { cacheHits, intervals, steadyWindow, validity, type IntervalOptions, type Intervals, type SteadyWindow, type Validity } from './trust';
 
 export interface GoodputSlo {
   ttftMs?: number;
@@ -49,6 +50,21 @@ export interface BenchMetrics {
   achievedRequestRate: number | null;
   outputTokensSource: Record<OutputTokensSource, number>;
   errors: Record<string, number>;
+  /** The run between its ramp-up and its drain (10%–90% of completions), and whether it was too short for a verdict. */
+  steady: SteadyWindow;
+  /** 95% intervals of the throughputs (steady window) and latency percentiles. */
+  intervals: Intervals;
+  /** Counts the caller judges: zero and short outputs, failures by kind. */
+  validity: Validity;
+  /** Prompt tokens the server reported as served from its prefix cache (successful requests); null when it never reported any. */
+  cachedPromptTokens: number | null;
+  /** cachedPromptTokens / the prompt tokens of the requests that reported it; null when never reported. */
+  cacheHitFraction: number | null;
+}
+
+export interface MetricsOptions {
+  /** Bootstrap seed and resamples (defaults: BOOTSTRAP_SEED, RESAMPLES). */
+  bootstrap?: IntervalOptions;
 }
 
 function toStats(s: Summary | null): LatencyStats {
@@ -70,7 +86,7 @@ export function isGood(r: RequestRecord, slo: GoodputSlo): boolean {
   return true;
 }
 
-export function computeMetrics(records: readonly RequestRecord[], durationMs: number, goodput?: GoodputSlo): BenchMetrics {
+export function computeMetrics(records: readonly RequestRecord[], durationMs: number, goodput?: GoodputSlo, opts: MetricsOptions = {}): BenchMetrics {
   const ok = records.filter((r) => r.success);
   const durationS = durationMs / 1000;
   const ttfts: number[] = [];
@@ -110,6 +126,8 @@ export function computeMetrics(records: readonly RequestRecord[], durationMs: nu
     good = { slo: goodput, good: n, requestGoodput: durationS > 0 ? n / durationS : 0 };
   }
   const per = (x: number): number => (durationS > 0 ? x / durationS : 0);
+  const e2e = toStats(summarize(e2es));
+  const steady = steadyWindow(records, ok, e2e.median);
   return {
     durationS,
     total: records.length,
@@ -127,7 +145,7 @@ export function computeMetrics(records: readonly RequestRecord[], durationMs: nu
     ttft: toStats(summarize(ttfts)),
     tpot: toStats(summarize(tpots)),
     itl: toStats(summarize(itls)),
-    e2e: toStats(summarize(e2es)),
+    e2e,
     clientQueue: toStats(summarize(queue)),
     maxOutputTokensPerS: peakTokensPerSecond(ok),
     maxConcurrentRequests: peakConcurrency(ok),
@@ -135,6 +153,10 @@ export function computeMetrics(records: readonly RequestRecord[], durationMs: nu
     achievedRequestRate: span > 0 ? (starts.length - 1) / span : null,
     outputTokensSource: sources,
     errors,
+    steady,
+    intervals: intervals(records, ok, { ttft: ttfts, tpot: tpots, e2e: e2es }, steady, opts.bootstrap),
+    validity: validity(records, errors),
+    ...cacheHits(ok),
   };
 }
 

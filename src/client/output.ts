@@ -1,7 +1,7 @@
 // The --output-file JSON line: SGLang bench_serving's field names first (so its readers work), then ours.
 import { appendFileSync } from 'node:fs';
 import { lengthDistribution } from '../core/workload/stats';
-import type { LatencyStats } from './metrics';
+import type { BenchMetrics, LatencyStats } from './metrics';
 import type { BenchResult } from './types';
 
 export interface RunDescription {
@@ -37,10 +37,54 @@ function put(out: Record<string, unknown>, name: string, s: LatencyStats): void 
   out[`p99_${name}_ms`] = s.p99;
 }
 
+/** Our 95% intervals, snake_case; each [low, high] or null below its minimum sample (trust.ts MIN_*). */
+function intervalsJson(m: BenchMetrics): Record<string, unknown> {
+  const i = m.intervals;
+  return {
+    confidence: i.confidence,
+    resamples: i.resamples,
+    request_throughput: i.requestThroughput,
+    output_throughput: i.outputThroughput,
+    total_throughput: i.totalThroughput,
+    p50_ttft_ms: i.p50TtftMs,
+    p99_ttft_ms: i.p99TtftMs,
+    p50_tpot_ms: i.p50TpotMs,
+    p99_tpot_ms: i.p99TpotMs,
+    p50_e2e_ms: i.p50E2eMs,
+    p99_e2e_ms: i.p99E2eMs,
+    success_rate: i.successRate,
+  };
+}
+
 /**
  * Differences from SGLang's line, all deliberate: an infinite rate is the string "inf" (SGLang writes
  * the non-JSON literal Infinity); statistics of an empty set are null, not 0; per-request times in the
  * details are seconds, as SGLang's.
+ *
+ * How far the numbers can be trusted (ours; definitions and thresholds in trust.ts):
+ * - `steady`: the steady-state window, from the completion of successful request ⌈n/10⌉ to that of
+ *   ⌊9n/10⌋ (completion order), so ramp-up and drain are left out. `start_s`/`end_s` seconds after the
+ *   measured run's start, `duration_s` s, `completed` requests finishing inside it, `concurrency` mean
+ *   requests in flight over it, `request_throughput` req/s, `output_throughput` and `total_throughput`
+ *   tok/s of the requests finishing inside it, `min_completed` the completions a verdict needs
+ *   (max(20, 2 × concurrency)), `too_short` why the run is too short for a verdict (too few
+ *   completions in the window, or sends spanning under 3 × the median E2E), else null. Times and rates
+ *   are null when there is no window (fewer than 3 successes, or no time between its ends).
+ * - `intervals`: 95% intervals [low, high]. `request_throughput` (req/s), `output_throughput`,
+ *   `total_throughput` (tok/s) are of the steady rates, by a moving-block bootstrap over 20 time bins
+ *   (null under 20 completions in the window); `p50_*_ms` / `p99_*_ms` of TTFT, TPOT, E2E over all
+ *   successful requests by a percentile bootstrap (null under 20 samples for p50, 368 for p99);
+ *   `success_rate` a Wilson interval. Seeded: the same records give the same intervals.
+ * - `validity`: counts for the caller to judge: `zero_output_requests` (answered with no output token),
+ *   `short_output_requests` (asked for their full length, with ignore_eos, and got fewer tokens),
+ *   `ignore_eos_requests` (asked for their full length), `error_responses` (failed requests of any
+ *   kind), `errors_by_kind`.
+ * - `cached_prompt_tokens`: prompt tokens the server reported as cache hits (OpenAI
+ *   usage.prompt_tokens_details.cached_tokens, SGLang meta_info.cached_tokens); `cache_hit_fraction`
+ *   that over the prompt tokens of the requests reporting it; both null when the server never did.
+ * - `client.event_loop_lag_p99_ms` / `_max_ms`: our event loop's lag beyond its 10 ms sampling period;
+ *   `client.bound`: why the client itself may have set the pace (lag p99 > 20 ms or CPU > 90% of one
+ *   core), else null.
  */
 export function resultJson(r: BenchResult, d: RunDescription, opts: { details?: boolean } = {}): Record<string, unknown> {
   const m = r.metrics;
@@ -100,6 +144,28 @@ export function resultJson(r: BenchResult, d: RunDescription, opts: { details?: 
     errors_by_kind: m.errors,
     prompt_len_check: d.promptLenCheck ?? null,
     lengths: r.lengths,
+    steady: {
+      start_s: m.steady.startS,
+      end_s: m.steady.endS,
+      duration_s: m.steady.durationS,
+      completed: m.steady.completed,
+      concurrency: m.steady.concurrency,
+      request_throughput: m.steady.requestThroughput,
+      output_throughput: m.steady.outputThroughput,
+      total_throughput: m.steady.totalThroughput,
+      min_completed: m.steady.minCompleted,
+      too_short: m.steady.tooShort,
+    },
+    intervals: intervalsJson(m),
+    validity: {
+      zero_output_requests: m.validity.zeroOutputRequests,
+      short_output_requests: m.validity.shortOutputRequests,
+      ignore_eos_requests: m.validity.ignoreEosRequests,
+      error_responses: m.validity.errorResponses,
+      errors_by_kind: m.validity.errorsByKind,
+    },
+    cached_prompt_tokens: m.cachedPromptTokens,
+    cache_hit_fraction: m.cacheHitFraction,
     client: {
       name: 'autobench',
       version: d.clientVersion,
@@ -108,6 +174,9 @@ export function resultJson(r: BenchResult, d: RunDescription, opts: { details?: 
       event_loop_delay_mean_ms: r.client.eventLoopDelayMeanMs,
       event_loop_delay_p99_ms: r.client.eventLoopDelayP99Ms,
       event_loop_delay_max_ms: r.client.eventLoopDelayMaxMs,
+      event_loop_lag_p99_ms: r.client.eventLoopLagP99Ms,
+      event_loop_lag_max_ms: r.client.eventLoopLagMaxMs,
+      bound: r.client.bound,
     },
     aborted: r.aborted,
     notes: r.notes,

@@ -14,8 +14,10 @@ export interface RequestRecord {
   warmup: boolean;
   /** Prompt tokens as the workload counted them. */
   promptLen: number;
-  /** max tokens sent. */
+  /** max tokens sent (the body's max_tokens / max_completion_tokens / max_new_tokens). */
   outputLenRequested: number;
+  /** The body demanded all outputLenRequested tokens: ignore_eos true, or a min-tokens field at least the max. */
+  ignoreEos?: boolean;
   /** When the arrival process released it. */
   arrivalMs: number;
   /** When it was handed to the connection (after the concurrency slot); TTFT and E2E count from here. */

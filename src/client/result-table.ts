@@ -31,6 +31,31 @@ function latency(lines: string[], title: string, short: string, s: LatencyStats,
   if (withMax) lines.push(row(`Max ${short} (ms):`, fixed(s.max)));
 }
 
+function withInterval(v: number | null, i: [number, number] | null): string {
+  return i ? `${fixed(v)} [${fixed(i[0])}, ${fixed(i[1])}]` : fixed(v);
+}
+
+/** Whether the numbers above can carry a verdict: the steady window, 95% intervals, validity and the client's own load. */
+function trust(lines: string[], r: BenchResult): void {
+  const m = r.metrics;
+  const s = m.steady;
+  const i = m.intervals;
+  lines.push(centre('Steady State (95% intervals)', '-'));
+  lines.push(row('Steady window (s):', s.startS === null || s.endS === null ? 'none' : `${fixed(s.startS)} - ${fixed(s.endS)}`));
+  lines.push(row('Steady completions / needed:', `${s.completed} / ${Math.ceil(s.minCompleted)}`));
+  lines.push(row('Steady request throughput (req/s):', withInterval(s.requestThroughput, i.requestThroughput)));
+  lines.push(row('Steady output throughput (tok/s):', withInterval(s.outputThroughput, i.outputThroughput)));
+  lines.push(row('Median TTFT (ms):', withInterval(m.ttft.median, i.p50TtftMs)));
+  lines.push(row('Median TPOT (ms):', withInterval(m.tpot.median, i.p50TpotMs)));
+  lines.push(row('Median E2E Latency (ms):', withInterval(m.e2e.median, i.p50E2eMs)));
+  if (m.cacheHitFraction !== null) lines.push(row('Prefix cache hits (%):', fixed(m.cacheHitFraction * 100)));
+  const v = m.validity;
+  if (v.zeroOutputRequests > 0) lines.push(row('Requests with no output:', v.zeroOutputRequests));
+  if (v.shortOutputRequests > 0) lines.push(row('Shorter than asked (ignore_eos):', v.shortOutputRequests));
+  if (s.tooShort) lines.push(`too short: ${s.tooShort}`);
+  if (r.client.bound) lines.push(`client-bound: ${r.client.bound}`);
+}
+
 export function formatRate(rate: number): string {
   return Number.isFinite(rate) ? String(rate) : 'inf';
 }
@@ -67,8 +92,9 @@ export function formatSummary(r: BenchResult): string {
   lines.push(centre('Client', '-'));
   lines.push(row('Client queueing, mean / P99 (ms):', `${fixed(m.clientQueue.mean)} / ${fixed(m.clientQueue.p99)}`));
   lines.push(row('Client CPU (% of one core):', fixed(r.client.cpuPercent)));
-  lines.push(row('Event-loop delay P99 / max (ms):', `${fixed(r.client.eventLoopDelayP99Ms)} / ${fixed(r.client.eventLoopDelayMaxMs)}`));
+  lines.push(row('Event-loop lag P99 / max (ms):', `${fixed(r.client.eventLoopLagP99Ms)} / ${fixed(r.client.eventLoopLagMaxMs)}`));
   lines.push(row('Output tokens counted by:', Object.entries(m.outputTokensSource).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'n/a'));
+  trust(lines, r);
   const scen = r.lengths.measured.slice(0, 10);
   if (scen.length > 0) {
     lines.push(centre('Lengths (tokens, p50 / p95 / max)', '-'));

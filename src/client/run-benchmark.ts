@@ -73,7 +73,7 @@ export async function runBenchmark(workload: Workload, options: BenchOptions, ho
     if (options.topP !== undefined) bodyOpts.topP = options.topP;
     const ctx: RunContext = { pool, api, basePath, headers, bodyOpts, options, emit, signal: hooks.signal };
 
-    const first = workload.rows[0];
+    const first = options.warmupRow ?? workload.rows[0];
     const warmupN = options.warmupRequests ?? 1;
     let warmup: RequestRecord[] = [];
     if (warmupN > 0 && first) {

@@ -1,6 +1,7 @@
 // The load client's public shapes: what a run is asked to do, the events it emits while running, and what it returns.
 import type { ScenarioLengths } from '../core/workload/build';
 import type { TokenizerLike } from '../core/workload/tokenizer';
+import type { WorkloadRow } from '../core/workload/types';
 import type { Backend } from './backends';
 import type { BenchMetrics, GoodputSlo } from './metrics';
 import type { RequestRecord } from './record';
@@ -32,6 +33,8 @@ export interface BenchOptions {
   maxConcurrency?: number;
   /** Default 1. Each repeats the first row with at most 32 output tokens; excluded from metrics. */
   warmupRequests?: number;
+  /** The prompt warm-up requests send (default: the workload's first row, which then reaches the cache before it is measured). */
+  warmupRow?: WorkloadRow;
   seed?: number;
   flushCache?: boolean;
   /** Per request, from send to last byte (default 6 h, as SGLang). */
@@ -79,13 +82,20 @@ export interface BenchHooks {
   signal?: AbortSignal;
 }
 
+/** What the client process cost over the measured run (warmup excluded). */
 export interface ClientStats {
-  /** Client process CPU over the measured window, % of one core. */
+  /** Client process CPU (user + system, every thread), % of one core. */
   cpuPercent: number;
   maxRssMb: number;
+  /** Event-loop delay histogram (perf_hooks, sampled every 10 ms): whole timer periods, the 10 ms included. */
   eventLoopDelayMeanMs: number;
   eventLoopDelayP99Ms: number;
   eventLoopDelayMaxMs: number;
+  /** The lag: delay beyond the 10 ms period, p99 and max (ms). */
+  eventLoopLagP99Ms: number;
+  eventLoopLagMaxMs: number;
+  /** Why the client itself may have set the pace (lag p99 over CLIENT_LAG_P99_LIMIT_MS, or CPU over CLIENT_CPU_LIMIT_PERCENT); null when neither. */
+  bound: string | null;
 }
 
 export interface BenchResult {

@@ -76,8 +76,14 @@ export async function askHostKey(p: HostKeyPrompt): Promise<boolean> {
   return pick === trust;
 }
 
+/** The secrets kept in SecretStorage, by the variable name servers get them as: HF_TOKEN (what a run worker receives over IPC). */
+export async function storedSecrets(secrets: vscode.SecretStorage): Promise<Record<string, string>> {
+  const token = await secrets.get(HF_TOKEN_KEY);
+  return token ? { HF_TOKEN: token } : {};
+}
+
 /** HF_TOKEN from SecretStorage (read once before the run: the runner's lookup is synchronous); others from the environment. */
 export async function secretsOf(secrets: vscode.SecretStorage): Promise<SecretSource> {
-  const token = await secrets.get(HF_TOKEN_KEY);
-  return (name) => (name === 'HF_TOKEN' && token ? token : processEnvSecrets(name));
+  const stored = await storedSecrets(secrets);
+  return (name) => (Object.prototype.hasOwnProperty.call(stored, name) ? stored[name] : processEnvSecrets(name));
 }

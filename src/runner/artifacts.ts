@@ -1,5 +1,5 @@
 // The run directory: rows appended and fsynced one by one, raw trial output, server logs, manifest; read back for --resume.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { ResultRow } from '../core/results/rows';
 import { makeRedactor } from '../exec/log-sink';
@@ -74,6 +74,13 @@ export class RunDir {
     return out;
   }
 
+  /** Rows a resume must not reuse (a changed plan's): appended to rows.stale.jsonl, and rows.jsonl rewritten with the rest. */
+  moveAside(stale: readonly ResultRow[], keep: readonly ResultRow[]): void {
+    const lines = (rows: readonly ResultRow[]) => rows.map((r) => `${this.redact(JSON.stringify(r))}\n`).join('');
+    appendFileSync(this.path('rows.stale.jsonl'), lines(stale));
+    this.writeTextRaw('rows.jsonl', lines(keep));
+  }
+
   /** Writes a file atomically (temp + rename), redacting secrets and token-shaped strings. */
   writeText(rel: string, text: string): string {
     return this.writeTextRaw(rel, this.redact(text));
@@ -98,17 +105,26 @@ export class RunDir {
   }
 }
 
-/** Identifies one measurement so a resumed run can skip it. Search rounds are keyed by round and rate. */
-export function trialKey(t: { framework: string; candidateId: string; scenario: string; mode: 'fixed' | 'search'; rate: number | 'inf'; concurrency: number | null; round: number }): string {
+/**
+ * Identifies one measurement so a resumed run can skip it. Search rounds and repeats are keyed by round and rate;
+ * `digest` (what defines the trial: command, workload, SLA, client) makes a changed plan's trial a new key.
+ */
+export function trialKey(t: { framework: string; candidateId: string; scenario: string; mode: 'fixed' | 'search' | 'repeat'; rate: number | 'inf'; concurrency: number | null; round: number }, digest?: string): string {
   const parts = [t.framework, t.candidateId, t.scenario, t.mode];
-  if (t.mode === 'search') parts.push(`round=${t.round}`);
+  if (t.mode !== 'fixed') parts.push(`round=${t.round}`);
   parts.push(`rate=${t.rate}`, `c=${t.concurrency ?? 'none'}`);
+  if (digest) parts.push(`d=${digest}`);
   return parts.join('|');
 }
 
 /** The key of a row that speaks for a whole candidate on one scenario (launch failure, skip, early stop). */
-export function candidateKey(framework: string, candidateId: string, scenario: string): string {
-  return [framework, candidateId, scenario, 'candidate'].join('|');
+export function candidateKey(framework: string, candidateId: string, scenario: string, digest?: string): string {
+  return [framework, candidateId, scenario, 'candidate', ...(digest ? [`d=${digest}`] : [])].join('|');
+}
+
+/** The digest part of a key ('' for keys written before digests). */
+export function keyDigest(key: string): string {
+  return /\|d=([0-9a-f]+)$/.exec(key)?.[1] ?? '';
 }
 
 export function safeName(s: string): string {

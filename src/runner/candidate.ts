@@ -7,11 +7,14 @@ import type { PlanFramework } from '../core/plan/types';
 import type { RowStatus } from '../core/results/rows';
 import { safeName } from './artifacts';
 import { backendFor } from './client-trial';
-import type { RunContext } from './context';
+import type { GpuPurpose, RunContext } from './context';
 import { recordNotRun } from './not-run';
 import { smokeTest } from './preflight';
 import { failureOf, launchServer, stopServer, type LaunchResult, type LiveServer } from './server';
 import { runScenario } from './trial';
+
+/** Servers up now: when their launch began and what they are for (their GPU time is charged when they stop). */
+const held = new WeakMap<LiveServer, { t0: number; purpose: GpuPurpose; key: string }>();
 
 /** A candidate that did not come up (or failed its smoke): status, reason and its server log. */
 export interface LaunchFailure {
@@ -25,8 +28,9 @@ export function serverLogFile(ctx: RunContext, f: PlanFramework, label: string):
   return ctx.dir.path('servers', safeName(`${f.framework}-${label}`), 'server.log');
 }
 
-async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate, logFile: string): Promise<LaunchResult> {
+export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate, logFile: string, purpose: GpuPurpose = 'search'): Promise<LaunchResult> {
   const ref = { framework: f.framework, candidateId: cand.id };
+  const t0 = performance.now();
   const r = await launchServer(ctx.target, {
     framework: f.framework,
     argv: cand.argv,
@@ -44,12 +48,17 @@ async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate, logFil
   });
   if (!r.ok && r.status !== 'cancelled' && r.pid) ctx.track(undefined, r.pid, false);
   if (!r.ok && r.status === 'cancelled') ctx.manifest.live_servers = [];
+  if (r.ok) held.set(r.server, { t0, purpose, key: `${f.framework} ${cand.id}` });
+  else ctx.chargeGpu(purpose, `${f.framework} ${cand.id}`, (performance.now() - t0) / 1000);
   return r;
 }
 
-async function stop(ctx: RunContext, f: PlanFramework, cand: Candidate, server: LiveServer): Promise<void> {
+export async function stop(ctx: RunContext, f: PlanFramework, cand: Candidate, server: LiveServer): Promise<void> {
   ctx.emit({ type: 'server', framework: f.framework, candidateId: cand.id, state: 'stopping', pid: server.proc.pid });
   await stopServer(server, ctx.graceMs);
+  const h = held.get(server);
+  held.delete(server);
+  if (h) ctx.chargeGpu(h.purpose, h.key, (performance.now() - h.t0) / 1000);
   ctx.track(undefined, server.proc.pid, false);
   ctx.emit({ type: 'server', framework: f.framework, candidateId: cand.id, state: 'stopped', pid: server.proc.pid });
 }
@@ -60,7 +69,7 @@ export async function smoke(ctx: RunContext, f: PlanFramework, cand: Candidate):
   const st = ctx.fwState(fw);
   const logFile = serverLogFile(ctx, f, 'preflight-smoke');
   ctx.emit({ type: 'preflight', framework: fw, step: 'smoke', status: 'start', detail: `${cand.id}: ${cand.command}` });
-  const launched = await launch(ctx, f, cand, logFile);
+  const launched = await launch(ctx, f, cand, logFile, 'smoke');
   if (!launched.ok) {
     if (launched.status === 'cancelled') return undefined;
     st.smoke = { candidate: cand.id, command: cand.command, ok: false, status: launched.status, reason: launched.reason, server_log: ctx.dir.rel(logFile) };

@@ -2,7 +2,7 @@
 import { runBenchmark, type Backend, type BenchProgress, type BenchResult } from '../client';
 import { shlexJoin } from '../core/candidates/shell';
 import type { FrameworkKey } from '../core/frameworks/types';
-import type { Workload } from '../core/workload/types';
+import type { Workload, WorkloadRow } from '../core/workload/types';
 import type { Endpoint } from '../core/plan/types';
 import type { LiveServer } from './server';
 
@@ -20,6 +20,8 @@ export interface TrialSettings {
   wallRate: number;
   concurrency: number | null;
   warmupRequests: number;
+  /** The prompt warm-ups send: one no measured trial sends, so it never primes a measured prompt's cache. */
+  warmupRow?: WorkloadRow;
   seed: number;
   extraBody: Record<string, unknown>;
   timeoutMs: number;
@@ -76,6 +78,7 @@ export async function runTrial(
         requestRate: s.wallRate,
         ...(s.concurrency !== null ? { maxConcurrency: s.concurrency } : {}),
         warmupRequests: s.warmupRequests,
+        ...(s.warmupRow ? { warmupRow: s.warmupRow } : {}),
         seed: s.seed,
         flushCache: true,
         extraRequestBody: s.extraBody,

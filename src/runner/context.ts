@@ -10,6 +10,16 @@ import type { RunTarget } from './target';
 import type { RunEvent, RunOptions } from './types';
 import type { Workloads } from './workloads';
 
+/** What a server was up for: the preflight smoke, the search (candidates' trials), or repeats of finalists. */
+export type GpuPurpose = 'smoke' | 'search' | 'repeat';
+
+/** GPU-seconds held: server up-time (launch to stop) × its GPUs; on the simulator, modelled time (wall × speed). */
+export interface GpuTime {
+  total: number;
+  by_purpose: Record<GpuPurpose, number>;
+  by_candidate: Record<string, number>;
+}
+
 export const WARMUP_FIRST_TRIAL = 3;
 export const WARMUP_LATER = 1;
 
@@ -19,6 +29,8 @@ export class RunContext {
   workloads!: Workloads;
   trialIndex = 0;
   plannedTrials = 0;
+  /** Rows of a changed plan a resume moved aside. */
+  movedAside = 0;
   private cancelled = false;
   readonly healthTimeoutMs: number;
   readonly trialTimeoutMs: number;
@@ -63,6 +75,17 @@ export class RunContext {
     this.dir.appendRow(row);
     this.ledger.add(row);
     this.emit({ type: 'row', row });
+  }
+
+  readonly gpuTime: GpuTime = { total: 0, by_purpose: { smoke: 0, search: 0, repeat: 0 }, by_candidate: {} };
+
+  /** Charges a server's up-time to the run's GPU-time (rounded to ms in the manifest). */
+  chargeGpu(purpose: GpuPurpose, key: string, wallSeconds: number): void {
+    const s = wallSeconds * this.speed * (this.plan.hardware.gpuCount ?? 1);
+    this.gpuTime.total += s;
+    this.gpuTime.by_purpose[purpose] += s;
+    this.gpuTime.by_candidate[key] = (this.gpuTime.by_candidate[key] ?? 0) + s;
+    this.manifest.gpu_seconds = this.gpuTime;
   }
 
   fwState(fw: FrameworkKey): FrameworkState {

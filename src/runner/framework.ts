@@ -4,6 +4,7 @@ import type { PlanFramework } from '../core/plan/types';
 import { runCandidate, smoke, type LaunchFailure } from './candidate';
 import type { RunContext } from './context';
 import { recordNotRun } from './not-run';
+import { repeatFinalists } from './repeats';
 import { captureHelp, captureVersion, recheckAgainstHelp } from './preflight';
 
 async function preflight(ctx: RunContext, f: PlanFramework): Promise<void> {
@@ -94,6 +95,7 @@ export async function runFramework(ctx: RunContext, f: PlanFramework): Promise<v
     if (ctx.aborted) break;
     if ((await candidateTurn(ctx, f, cand, stop, smokeFail)) === 'cancelled') break;
   }
+  await repeatFinalists(ctx, f);
   const outcome = ctx.aborted ? 'cancelled' : stop.reason ? 'stopped-early' : 'done';
   ctx.fwState(fw).outcome = outcome;
   ctx.saveManifest();

@@ -1,4 +1,5 @@
 // What a run directory already holds, by trial key: a resumed run asks here before it measures, and replays rate searches from the recorded verdicts.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Candidate } from '../core/candidates/candidate';
 import type { Scenario } from '../core/config/model';
@@ -6,7 +7,7 @@ import type { RunPlan } from '../core/plan/types';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import { groupAlive, terminateGroup } from '../exec/process-group';
-import { candidateKey, trialKey } from './artifacts';
+import { candidateKey, keyDigest, trialKey } from './artifacts';
 import type { LiveRecord } from './run-manifest';
 import { newSearch, nextRate, recordRound } from './rate-search';
 import type { RowTrial } from './row-builder';
@@ -18,15 +19,56 @@ export class Ledger {
   constructor(
     private readonly plan: RunPlan,
     private readonly scrub: (s: string) => string,
+    private readonly clientVersion: string,
   ) {}
 
   get size(): number {
     return this.done.size;
   }
 
+  /** Every finished row of one framework, in the order they were added. */
+  rowsOf(fw: FrameworkKey): ResultRow[] {
+    return [...this.done.values()].filter((r) => r.framework === fw);
+  }
+
   add(row: ResultRow): void {
     const key = (row.trial as RowTrial | undefined)?.key;
     if (key) this.done.set(key, row);
+  }
+
+  /**
+   * What defines a candidate's trials on a scenario: the command, the workload (kind, lengths, prompts, seed,
+   * endpoint, request body), the SLA and the client. A row whose key carries another digest is from a changed plan.
+   */
+  digest(fw: FrameworkKey, cand: Candidate | undefined, sc: Scenario): string {
+    const p = this.plan;
+    const b = p.bench;
+    const facts = {
+      command: cand ? this.scrub(cand.command) : this.scrub(p.frameworks.find((f) => f.framework === fw)?.serverCommand ?? ''),
+      scenario: [sc.name, sc.inputLen, sc.outputLen],
+      workload: [b.datasetKind, b.numPrompts, b.seed, b.endpoint, b.extraBody],
+      sla: p.sla.limits,
+      client: this.clientVersion,
+    };
+    return createHash('sha256').update(JSON.stringify(facts)).digest('hex').slice(0, 16);
+  }
+
+  /** Rows of this directory a resume may keep (their digest is the current plan's) and the ones it must not reuse. */
+  partition(rows: readonly ResultRow[]): { keep: ResultRow[]; stale: ResultRow[] } {
+    const keep: ResultRow[] = [];
+    const stale: ResultRow[] = [];
+    for (const r of rows) (this.isCurrent(r) ? keep : stale).push(r);
+    return { keep, stale };
+  }
+
+  private isCurrent(r: ResultRow): boolean {
+    const key = (r.trial as RowTrial | undefined)?.key;
+    const sc = this.plan.scenarios.find((s) => s.name === r.scenario);
+    const f = this.plan.frameworks.find((x) => x.framework === r.framework);
+    if (!key || !sc || !f) return false;
+    const cand = r.candidate_id === undefined ? undefined : f.candidates.find((c) => c.id === String(r.candidate_id));
+    if (r.candidate_id !== undefined && !cand) return false;
+    return keyDigest(key) === this.digest(f.framework, cand, sc);
   }
 
   /** A finished row for this key whose command is still the candidate's (a changed plan measures again). */
@@ -41,7 +83,7 @@ export class Ledger {
   outcome(fw: FrameworkKey, cand: Candidate): RowStatus | 'ok' | 'skip' | undefined {
     if (!this.candidateDone(fw, cand)) return undefined;
     for (const sc of this.plan.scenarios) {
-      const r = this.finished(candidateKey(fw, cand.id, sc.name), cand);
+      const r = this.finished(candidateKey(fw, cand.id, sc.name, this.digest(fw, cand, sc)), cand);
       const phase = (r?.trial as RowTrial | undefined)?.phase;
       if (r && phase === 'launch') return r.status;
       if (r && phase === 'skip') return 'skip';
@@ -55,14 +97,15 @@ export class Ledger {
   }
 
   scenarioDone(fw: FrameworkKey, cand: Candidate, sc: Scenario): boolean {
-    if (this.finished(candidateKey(fw, cand.id, sc.name), cand)) return true;
+    const d = this.digest(fw, cand, sc);
+    if (this.finished(candidateKey(fw, cand.id, sc.name, d), cand)) return true;
     const b = this.plan.bench;
-    for (const p of b.fixed) if (!this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'fixed', rate: p.rate, concurrency: p.concurrency, round: 0 }), cand)) return false;
+    for (const p of b.fixed) if (!this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'fixed', rate: p.rate, concurrency: p.concurrency, round: 0 }, d), cand)) return false;
     if (!b.search) return true;
     for (const c of b.search.concurrencies) {
       const state = newSearch();
       for (let rate = nextRate(b.search, state); rate !== undefined; rate = nextRate(b.search, state)) {
-        const r = this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'search', rate, concurrency: c, round: state.rounds.length + 1 }), cand);
+        const r = this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'search', rate, concurrency: c, round: state.rounds.length + 1 }, d), cand);
         if (!r) return false;
         recordRound(state, rate, r.status === 'ok' && r.sla?.passed === true);
       }

@@ -9,7 +9,7 @@ import { candidateRow } from './row-builder';
 
 export function recordNotRun(ctx: RunContext, f: PlanFramework, cand: Candidate | undefined, status: RowStatus, reason: string, phase: 'skip' | 'launch' | 'crash', serverLog?: string, scenarios: readonly Scenario[] = ctx.plan.scenarios): void {
   for (const sc of scenarios) {
-    const key = candidateKey(f.framework, cand?.id ?? '-', sc.name);
+    const key = candidateKey(f.framework, cand?.id ?? '-', sc.name, ctx.ledger.digest(f.framework, cand, sc));
     if (ctx.ledger.finished(key, cand)) continue;
     ctx.addRow(candidateRow(ctx.rowCtx, f.framework, cand, sc, key, status, reason, phase, serverLog));
   }

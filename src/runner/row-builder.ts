@@ -1,5 +1,6 @@
 // Result rows the runner writes: measured trials (metrics in modelled time on the simulator) and rows that explain a candidate that did not run.
 import type { Transport } from './server';
+import type { Pace, Validity } from './trial-checks';
 import type { LatencyStats } from '../client';
 import type { BenchMetrics } from '../client';
 import type { FrameworkKey } from '../core/frameworks/types';
@@ -23,11 +24,13 @@ export interface RowContext {
   clientVersion: string;
   versions: Partial<Record<FrameworkKey, string>>;
   visibleDevices: string | null;
+  /** What nvidia-smi saw on the target (the first requested GPU), when it ran. */
+  gpuSeen?: { name: string; memoryMiB: number; driver: string };
 }
 
 export interface TrialInfo {
   key: string;
-  mode: 'fixed' | 'search' | 'candidate';
+  mode: 'fixed' | 'search' | 'repeat' | 'candidate';
   rate: number | 'inf' | null;
   concurrency: number | null;
   round: number;
@@ -73,7 +76,9 @@ function baseRow(ctx: RowContext, fw: FrameworkKey, cand: Candidate | undefined,
     failure_reason: null,
     scenario: scenario.name,
     hardware: {
-      gpu_model: ctx.sim ? simGpuLabel(ctx.sim.gpu) : (ctx.plan.hardware.gpuModel ?? null),
+      gpu_model: ctx.sim ? simGpuLabel(ctx.sim.gpu) : (ctx.gpuSeen?.name ?? ctx.plan.hardware.gpuModel ?? null),
+      ...(ctx.sim ? {} : { gpu_model_source: ctx.gpuSeen ? 'nvidia-smi' : 'plan' }),
+      ...(ctx.gpuSeen ? { gpu_memory_mib: ctx.gpuSeen.memoryMiB, driver_version: ctx.gpuSeen.driver } : {}),
       gpu_count: gpuCount(ctx, cand),
       visible_devices: ctx.visibleDevices,
       host: ctx.host,
@@ -133,6 +138,8 @@ export function metricsBlock(m: BenchMetrics, speed: number): Record<string, num
     total_token_throughput: r(m.totalThroughput),
   };
   if (m.goodput) out.request_goodput = r(m.goodput.requestGoodput);
+  out.steady_request_throughput = r(m.steady.requestThroughput);
+  if (m.cacheHitFraction !== null) out.prefix_cache_hit_rate = m.cacheHitFraction;
   stats(out, 'ttft', m.ttft, t);
   stats(out, 'tpot', m.tpot, t);
   stats(out, 'itl', m.itl, t);
@@ -152,6 +159,21 @@ export function metricsBlock(m: BenchMetrics, speed: number): Record<string, num
   return out;
 }
 
+/** The 95% intervals in the row's units (modelled time on the simulator): throughputs / speed, latencies × speed. */
+export function intervalsBlock(m: BenchMetrics, speed: number): Record<string, [number, number] | null> {
+  const iv = m.intervals;
+  const rate = (x: [number, number] | null): [number, number] | null => (x ? [x[0] / speed, x[1] / speed] : null);
+  const time = (x: [number, number] | null): [number, number] | null => (x ? [x[0] * speed, x[1] * speed] : null);
+  return {
+    request_throughput: rate(iv.requestThroughput),
+    output_token_throughput: rate(iv.outputThroughput),
+    p50_ttft_ms: time(iv.p50TtftMs),
+    p50_tpot_ms: time(iv.p50TpotMs),
+    p50_e2e_ms: time(iv.p50E2eMs),
+    success_rate: iv.successRate,
+  };
+}
+
 export interface MeasuredRowInput {
   fw: FrameworkKey;
   cand: Candidate;
@@ -163,11 +185,22 @@ export interface MeasuredRowInput {
   benchmarkCommand: string;
   artifacts: NonNullable<ResultRow['artifacts']>;
   backend: string;
+  /** Prompts the trial sent (more than the plan's when a too-short trial was lengthened). */
+  numPrompts?: number;
   /** The server announced itself as the simulated engine (on any target). */
   simulatedServer: boolean;
   /** ssh targets: the port forward's measured overhead. */
   transport?: Transport;
+  /** Offered vs kept request rates (modelled units): the SLA judge fails a rate the server did not keep. */
+  pace?: Pace;
+  /** The validity gates' verdict (an invalid trial's status is failed). */
+  validity?: Validity;
+  /** How cache bias was removed for this trial. */
+  cachePolicy?: CachePolicy;
 }
+
+/** How a trial avoided prefix-cache hits from earlier trials: the server's flush route, a restart, prompts never sent before, or nothing. */
+export type CachePolicy = 'flushed' | 'restarted' | 'fresh-prompts' | 'none';
 
 /** A trial's row with its SLA verdict (recomputed from the metrics by the results module's rules). */
 export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: ResultRow; verdict: SlaVerdict } {
@@ -179,7 +212,13 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   }
   row.failure_reason = i.reason;
   if (row.workload) row.workload.backend = i.backend;
+  if (row.workload && i.numPrompts !== undefined) row.workload.num_prompts = i.numPrompts;
   if (i.metrics) row.metrics = metricsBlock(i.metrics, ctx.sim?.speed ?? 1);
+  if (row.metrics && i.pace) Object.assign(row.metrics, { offered_request_rate: i.pace.offered, completion_request_rate: i.pace.kept });
+  if (i.validity) Object.assign(row, { validity: i.validity });
+  if (i.metrics) Object.assign(row, { intervals: intervalsBlock(i.metrics, ctx.sim?.speed ?? 1), steady: { duration_s: i.metrics.steady.durationS * (ctx.sim?.speed ?? 1), completed: i.metrics.steady.completed, too_short: i.metrics.steady.tooShort } });
+  if (i.metrics && i.metrics.cacheHitFraction !== null) Object.assign(row, { cache: { prefix_cache_hit_rate: i.metrics.cacheHitFraction, cached_prompt_tokens: i.metrics.cachedPromptTokens } });
+  if (i.cachePolicy) Object.assign(row, { cache_policy: i.cachePolicy });
   row.benchmark_command = i.benchmarkCommand;
   row.artifacts = i.artifacts;
   row.validated_cli_flags = { server: i.cand.usedKeys };

@@ -4,9 +4,11 @@ import { basename, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { SlaLimits } from '../core/sla/limits';
 import type { RunPlan } from '../core/plan/types';
+import type { Bracket } from './rate-search';
 import { safeName } from './artifacts';
 import type { GpuCheck } from './preflight';
-import type { RunTarget } from './target';
+import { LAUNCH_ENV, type RunTarget } from './target';
+import { SATURATION_TOLERANCE } from '../core/sla/limits';
 import type { RunOptions, RunStatus, Tier } from './types';
 
 export interface FrameworkState {
@@ -19,6 +21,8 @@ export interface FrameworkState {
   outcome?: string;
   candidates: Array<{ id: string; name: string; command: string; skip?: string; outcome?: string }>;
   searches: Record<string, string>;
+  /** Per `<candidate> <scenario> c=<concurrency>`: the rate search's bracket and whether it closed. */
+  brackets: Record<string, Bracket>;
 }
 
 export interface Manifest {
@@ -40,7 +44,9 @@ export interface Manifest {
   trial_plan: Record<string, unknown>;
   gpu?: GpuCheck | { status: 'skipped'; detail: string };
   frameworks: Partial<Record<FrameworkKey, FrameworkState>>;
-  resumes: Array<{ at: string; finished_trials: number }>;
+  resumes: Array<{ at: string; finished_trials: number; moved_aside?: number }>;
+  /** Server up-time × GPUs, per purpose and candidate (modelled seconds on the simulator). */
+  gpu_seconds?: { total: number; by_purpose: Record<string, number>; by_candidate: Record<string, number> };
   /** Servers running right now (process groups on the target); a killed runner leaves them here for --resume to clean up. */
   live_servers: LiveRecord[];
 }
@@ -70,10 +76,17 @@ function frameworkStates(plan: RunPlan): Manifest['frameworks'] {
       server_command: f.serverCommand,
       candidates: f.candidates.map((c) => ({ id: c.id, name: c.name, command: c.command, ...(c.skip ? { skip: c.skip.reason } : {}) })),
       searches: {},
+      brackets: {},
     };
   }
   return fws;
 }
+
+/** How every trial avoids prefix-cache bias (each row's cache_policy says which applied). */
+const CACHE_NOTE =
+  'every trial sends prompts no earlier trial on its server sent (the k-th trial of every framework the same prompts; warm-ups use a set no trial measures); ' +
+  'and the cache is flushed before each measurement where the framework has a route: SGLang and TokenSpeed /flush_cache, vLLM /reset_prefix_cache (VLLM_SERVER_DEV_MODE=1 at launch); ' +
+  'TensorRT-LLM has none (fresh prompts only); servers restart between candidates and for each repeat';
 
 export interface ManifestInput {
   opts: RunOptions;
@@ -103,7 +116,7 @@ export function initialManifest(i: ManifestInput): Manifest {
     workload: { kind: p.bench.datasetKind, num_prompts: p.bench.numPrompts, seed: p.bench.seed, endpoint: p.bench.endpoint, range_ratio: 1, extra_request_body: p.bench.extraBody, scenarios: p.scenarios },
     sla: { ...p.sla?.limits },
     tier: p.budget.tier,
-    trial_plan: { fixed: p.bench.fixed, search: p.bench.search ?? null, warmup_requests: i.warmup, cache: 'flushed before each measurement; servers restarted between candidates' },
+    trial_plan: { fixed: p.bench.fixed, search: p.bench.search ?? null, warmup_requests: i.warmup, cache: CACHE_NOTE, launch_env: LAUNCH_ENV, saturation: `a finite rate fails when completions keep pace at less than ${100 - SATURATION_TOLERANCE * 100}% of the offered arrivals` },
     frameworks: frameworkStates(p),
     resumes: [...(prior?.resumes ?? [])],
     live_servers: [],

@@ -53,10 +53,18 @@ export async function runPlan(opts: RunOptions, hooks: RunHooks = {}): Promise<R
     }
   };
   const prior = opts.resume && existsSync(dir.manifestFile) ? (JSON.parse(readFileSync(dir.manifestFile, 'utf8')) as Manifest) : undefined;
-  const ledger = new Ledger(plan, (s) => dir.scrub(s));
-  if (opts.resume) for (const r of dir.readRows()) ledger.add(r);
+  const ledger = new Ledger(plan, (s) => dir.scrub(s), clientVersion);
+  let movedAside = 0;
+  if (opts.resume) {
+    // Rows of a changed plan (command, workload, prompts, seed, SLA, client) are never reused: moved aside, counted.
+    const { keep, stale } = ledger.partition(dir.readRows());
+    if (stale.length) dir.moveAside(stale, keep);
+    movedAside = stale.length;
+    for (const r of keep) ledger.add(r);
+  }
   const target = await openTarget(opts, secrets, plan.hardware.gpuModel);
   const ctx = new RunContext(opts, plan, dir, ledger, target, secretNames, emit, hooks.signal);
+  ctx.movedAside = movedAside;
   return execute(ctx, prior);
 }
 
@@ -74,8 +82,9 @@ async function start(ctx: RunContext, prior: Manifest | undefined): Promise<void
   ctx.rowCtx = { runId: ctx.manifest.run_id, plan, simulated: target.simulated, sim: target.sim ? { speed: target.sim.speed, seed: target.sim.seed, gpu: target.sim.gpu } : undefined, host: target.host, clientVersion, versions: {}, visibleDevices: null };
   if (prior) {
     for (const line of await reapLeftovers(prior.live_servers ?? [], ctx.opts.target, ctx.graceMs)) ctx.log('warn', line);
-    ctx.manifest.resumes.push({ at: new Date().toISOString(), finished_trials: ctx.ledger.size });
-    if (prior.plan.sha256 !== ctx.manifest.plan.sha256) ctx.log('warn', 'the plan changed since this run started; trials whose command changed are measured again');
+    ctx.manifest.resumes.push({ at: new Date().toISOString(), finished_trials: ctx.ledger.size, moved_aside: ctx.movedAside });
+    if (ctx.movedAside) ctx.log('warn', `${ctx.movedAside} row(s) of a changed plan were moved aside to rows.stale.jsonl and will be measured again`);
+    if (prior.plan.sha256 !== ctx.manifest.plan.sha256) ctx.log('warn', 'the plan changed since this run started; trials it defines differently are measured again');
   }
   ctx.workloads = Workloads.open(plan, ctx.opts.tokenizer, target.simulated);
   ctx.manifest.tokenizer = ctx.workloads.note;
@@ -83,7 +92,7 @@ async function start(ctx: RunContext, prior: Manifest | undefined): Promise<void
   ctx.saveManifest();
   ctx.plannedTrials = countPlannedTrials(plan);
   const frameworks = plan.frameworks.map((f) => ({ framework: f.framework, status: f.status, candidates: f.candidates.length, ...(f.reason ? { reason: f.reason } : {}) }));
-  ctx.emit({ type: 'run-start', runId: ctx.manifest.run_id, outDir: ctx.dir.root, target: ctx.opts.target, simulated: target.simulated, resumed: Boolean(prior), frameworks, plannedTrials: ctx.plannedTrials, finishedTrials: ctx.ledger.size });
+  ctx.emit({ type: 'run-start', runId: ctx.manifest.run_id, outDir: ctx.dir.root, target: ctx.opts.target, simulated: target.simulated, resumed: Boolean(prior), frameworks, plannedTrials: ctx.plannedTrials, finishedTrials: ctx.ledger.size, movedAside: ctx.movedAside });
   for (const w of plan.warnings) ctx.log('warn', `plan: ${w}`);
 }
 
@@ -104,6 +113,9 @@ async function gpuPreflight(ctx: RunContext): Promise<GpuCheck | undefined> {
   ctx.emit({ type: 'preflight', framework: null, step: 'gpu', status: 'start', detail: `GPU ${requested.join(', ')}` });
   const g = await checkGpus(ctx.target.executor, requested);
   ctx.manifest.gpu = g;
+  // Provenance: the GPU nvidia-smi saw, over the plan's claim (which stays the fallback, flagged in the report).
+  const seen = g.gpus.find((x) => x.index === requested[0]);
+  if (seen) ctx.rowCtx.gpuSeen = { name: seen.name, memoryMiB: seen.memoryTotalMiB, driver: seen.driver };
   ctx.saveManifest();
   ctx.emit({ type: 'preflight', framework: null, step: 'gpu', status: g.status === 'free' ? 'ok' : g.status === 'unavailable' ? 'warn' : 'failed', detail: g.detail });
   return g;

@@ -1,9 +1,9 @@
-// The run's report from its rows.jsonl and the plan in memory: summary.md, summary.csv, and summary.html when the caller passes an HTML renderer.
+// The run's report from its rows.jsonl and the plan in memory: summary.md, summary.csv, summary.json (the verdicts), and summary.html when the caller passes an HTML renderer.
 import { existsSync, readFileSync } from 'node:fs';
 import type { RunPlan } from '../core/plan/types';
 import { runFactsFromPlan, type RunFacts } from '../core/results/run-facts';
 import { buildReport } from '../core/results/report';
-import type { ReportModel } from '../core/results/report-model';
+import type { ReportModel, VerdictCandidate } from '../core/results/report-model';
 import { renderReportCsv, renderReportMarkdown } from '../core/results/report-write';
 import { readRows, validateRows } from '../core/results/rows';
 import type { RunDir } from './artifacts';
@@ -43,12 +43,28 @@ export function buildRunReport(i: SummaryInput): ReportModel {
   return buildReport(read.rows, { rowsFile: 'rows.jsonl', manifestFile: 'plan.yaml', runFacts: facts, issues: validateRows(read.rows) });
 }
 
+function candidateJson(model: ReportModel, c: VerdictCandidate): Record<string, unknown> {
+  const row = model.candidates[c.row];
+  return { framework: c.framework, candidate: c.candidate, req_per_s: c.score, interval: c.interval, basis: c.basis, repeats: c.repeats, repeats_passed: c.repeatsPassed, server_command: row?.serverCommand ?? null };
+}
+
+/** summary.json: per scenario the winner (or null), its interval and repeats, the candidates tied with it, and whether it is decided. */
+export function summaryJson(model: ReportModel, runId: string): Record<string, unknown> {
+  return {
+    run_id: runId,
+    simulated: model.simulatedRows > 0,
+    sla: Object.fromEntries(model.sla.map((f) => [f.label, f.value])),
+    scenarios: model.verdicts.map((v) => ({ scenario: v.scenario, decided: v.decided, winner: v.winner ? candidateJson(model, v.winner) : null, ties: v.ties.map((t) => candidateJson(model, t)), summary: v.summary })),
+  };
+}
+
 /** Writes the summaries; the HTML is left out (null) when no renderer is given or it cannot render. */
 export function writeSummary(i: SummaryInput): { files: RunSummaryFiles; model: ReportModel } {
   const model = buildRunReport(i);
+  const json = i.dir.writeJson('summary.json', summaryJson(model, i.runId));
   const markdown = i.dir.writeText('summary.md', renderReportMarkdown(model));
   const csv = i.dir.writeText('summary.csv', renderReportCsv(model));
   const page = i.renderHtml?.(model);
   const html = page !== undefined ? i.dir.writeTextRaw('summary.html', page) : null;
-  return { files: { markdown, csv, html }, model };
+  return { files: { markdown, csv, html, json }, model };
 }

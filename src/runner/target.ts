@@ -10,6 +10,9 @@ import type { RunOptions } from './types';
 /** Ports the frameworks listen on when a command names none. */
 export const DEFAULT_PORTS: Record<FrameworkKey, number> = { sglang: 30000, vllm: 8000, tensorrt_llm: 8000, tokenspeed: 8000 };
 export const DEFAULT_SIM_SPEED = 10;
+
+/** Variables every launch of a framework gets (recorded in the manifest): vLLM serves /reset_prefix_cache only in dev mode. */
+export const LAUNCH_ENV: Record<FrameworkKey, Record<string, string>> = { sglang: {}, vllm: { VLLM_SERVER_DEV_MODE: '1' }, tensorrt_llm: {}, tokenspeed: {} };
 export const DEFAULT_SIM_SEED = 1;
 
 export interface SimSettings {
@@ -83,6 +86,7 @@ export async function openTarget(opts: RunOptions, secrets: SecretSource, gpuMod
     env.AUTOBENCH_NODE ??= process.execPath;
     if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
     const executor = new LocalExecutor({ secrets, baseEnv: env });
+    let launches = 0;
     const sim: SimSettings = { speed: opts.simSpeed ?? DEFAULT_SIM_SPEED, seed: opts.simSeed ?? DEFAULT_SIM_SEED, binDir, extra: opts.simExtraOptions ?? '', gpu: simGpuFor(gpuModel) };
     return {
       executor,
@@ -90,11 +94,13 @@ export async function openTarget(opts: RunOptions, secrets: SecretSource, gpuMod
       simulated: true,
       sim,
       host: 'sim (127.0.0.1)',
-      async prepareLaunch() {
+      async prepareLaunch(fw) {
         const port = await freePort();
+        // Each launch its own salt: two starts of one command differ the way two real launches do, reproducibly.
+        const salt = launches++;
         // The command stays byte-identical; the port and the simulator's settings travel in the environment.
-        const opts = `--sim-speed ${sim.speed} --sim-seed ${sim.seed} --sim-port ${port}${sim.gpu ? ` --sim-gpu ${sim.gpu}` : ''}${sim.extra ? ` ${sim.extra}` : ''}`;
-        return { port, env: { AUTOBENCH_SIM_OPTS: opts } };
+        const opts = `--sim-speed ${sim.speed} --sim-seed ${sim.seed} --sim-launch-salt ${salt} --sim-port ${port}${sim.gpu ? ` --sim-gpu ${sim.gpu}` : ''}${sim.extra ? ` ${sim.extra}` : ''}`;
+        return { port, env: { AUTOBENCH_SIM_OPTS: opts, ...LAUNCH_ENV[fw] } };
       },
       close: () => executor.close(),
     };
@@ -118,7 +124,7 @@ export async function openTarget(opts: RunOptions, secrets: SecretSource, gpuMod
     sim: undefined,
     host: spec.kind === 'ssh' ? spec.host : 'localhost',
     prepareLaunch(fw, flags) {
-      return Promise.resolve({ port: portFlag(flags) ?? DEFAULT_PORTS[fw], env: {} });
+      return Promise.resolve({ port: portFlag(flags) ?? DEFAULT_PORTS[fw], env: { ...LAUNCH_ENV[fw] } });
     },
     close: () => executor.close(),
   };

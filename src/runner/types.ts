@@ -36,6 +36,10 @@ export interface RunOptions {
   /** Simulated engine: run this many times faster than the modelled GPU (default 10); metrics are reported in modelled time. */
   simSpeed?: number;
   simSeed?: number;
+  /** Re-measure each finalist this many times, each on a freshly started server, before a winner is named (default 3; 0: no repeats). */
+  repeats?: number;
+  /** Finalists per framework × scenario (default 2). */
+  finalists?: number;
   /** More `--sim-*` options for every simulated server (e.g. a startup delay); never shown in a command. */
   simExtraOptions?: string;
   /** Folder with bin/sim (default: found beside the code). */
@@ -80,7 +84,7 @@ export interface CandidateRef {
 export interface TrialRef extends CandidateRef {
   key: string;
   scenario: string;
-  mode: 'fixed' | 'search';
+  mode: 'fixed' | 'search' | 'repeat';
   /** Modelled request rate (req/s) or 'inf'. */
   rate: number | 'inf';
   concurrency: number | null;
@@ -90,7 +94,7 @@ export interface TrialRef extends CandidateRef {
 export type FrameworkOutcome = 'done' | 'stopped-early' | 'skipped' | 'user_excluded' | 'cancelled';
 
 export type RunEvent =
-  | { type: 'run-start'; runId: string; outDir: string; target: string; simulated: boolean; resumed: boolean; frameworks: Array<{ framework: FrameworkKey; status: 'run' | 'skipped' | 'user_excluded'; candidates: number; reason?: string }>; plannedTrials: number; finishedTrials: number }
+  | { type: 'run-start'; runId: string; outDir: string; target: string; simulated: boolean; resumed: boolean; frameworks: Array<{ framework: FrameworkKey; status: 'run' | 'skipped' | 'user_excluded'; candidates: number; reason?: string }>; plannedTrials: number; finishedTrials: number; movedAside: number }
   | { type: 'preflight'; framework: FrameworkKey | null; step: 'gpu' | 'help' | 'version' | 'validate' | 'smoke'; status: 'start' | 'ok' | 'warn' | 'failed' | 'skipped'; detail?: string }
   | { type: 'framework-start'; framework: FrameworkKey; candidates: number }
   | { type: 'framework-end'; framework: FrameworkKey; outcome: FrameworkOutcome; reason?: string }
@@ -114,6 +118,8 @@ export interface RunHooks {
 export interface RunSummaryFiles {
   markdown: string;
   csv: string;
+  /** summary.json: per scenario the winner or the tie, machine-readable. */
+  json: string;
   html: string | null;
 }
 

@@ -7,6 +7,11 @@ import { loadTokenizer, type TokenizerLike } from '../core/workload/tokenizer';
 import type { Workload } from '../core/workload/types';
 import { SimTokenizer } from './sim-tokenizer';
 
+/** Set 0 is the plan's seed (the prompts of earlier versions); each further set its own. */
+export function promptSeed(seed: number, set: number): number {
+  return set === 0 ? seed : seed + 7919 * set;
+}
+
 export class Workloads {
   private readonly byScenario = new Map<string, Workload>();
 
@@ -25,14 +30,19 @@ export class Workloads {
     throw new PlanError('the plan cannot run', [`a tokenizer is needed to build prompts of exact length: give --tokenizer PATH (a local tokenizer.json or model folder); ${plan.tokenizer ? `'${plan.tokenizer}' is not a local path` : 'the plan names none'}`]);
   }
 
-  /** Built once per scenario with a fixed seed: every framework and candidate gets the same prompts. */
-  for(sc: Scenario): Workload {
-    let w = this.byScenario.get(sc.name);
+  /**
+   * The prompts of one scenario's prompt set `set` (a trial's index within its candidate and scenario): every
+   * trial gets prompts no earlier trial on that server sent, and every framework's k-th trial the same ones. A
+   * lengthened trial (`factor` × the plan's prompts) draws a set of its own: its first attempt's prompts are cached.
+   */
+  for(sc: Scenario, set = 0, factor = 1): Workload {
+    const key = `${sc.name}\u0000${set}\u0000${factor}`;
+    let w = this.byScenario.get(key);
     if (!w) {
       const b = this.plan.bench;
-      w = buildWorkload({ datasetName: b.datasetKind, numPrompts: b.numPrompts, randomInputLen: sc.inputLen, randomOutputLen: sc.outputLen, randomRangeRatio: 1, seed: b.seed }, this.tokenizer);
+      w = buildWorkload({ datasetName: b.datasetKind, numPrompts: b.numPrompts * factor, randomInputLen: sc.inputLen, randomOutputLen: sc.outputLen, randomRangeRatio: 1, seed: promptSeed(b.seed, set) + (factor > 1 ? 104_729 * factor : 0) }, this.tokenizer);
       for (const r of w.rows) r.scenario = sc.name;
-      this.byScenario.set(sc.name, w);
+      this.byScenario.set(key, w);
     }
     return w;
   }

@@ -6,6 +6,7 @@ import type { CostModel } from './cost';
 import type { EngineOptions } from './engine';
 import { SIM_FRAMEWORKS } from './fw';
 import type { SimFramework, SimSettings } from './fw/types';
+import { launchFactor, launchStream } from './noise';
 import type { SimOptions } from './options';
 import { GPUS, autoGpu, gpuProfile, modelProfile, weightBytesPerGpu, type GpuProfile, type ModelProfile } from './profiles';
 import type { SchedulerPolicy } from './scheduler';
@@ -37,6 +38,17 @@ export interface ResolvedSim {
   maxPromptTokens: number;
   engine: EngineOptions;
   options: SimOptions;
+  /** This launch's draws: the stream (from --sim-seed and --sim-launch-salt) and the step-cost factor it gave. */
+  launch: LaunchDraws;
+}
+
+export interface LaunchDraws {
+  stream: number;
+  salt: number;
+  /** --sim-noise: the sd of `stepCostFactor`; steps also get jitter of sd sigma/2. */
+  sigma: number;
+  /** Every step of this launch costs this many times its modelled time (above 1: a slower GPU). */
+  stepCostFactor: number;
 }
 
 export type ResolveResult =
@@ -195,6 +207,11 @@ export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, Flag
     maxLag: (options.maxLagMs / 1000) * options.speed,
     seed: options.seed ^ (s.seed ?? 0),
   };
+  // The launch's variation depends on the simulator seed and the salt only, not on the framework flags: what
+  // varies between launches is the machine, and the runner decides which launches count as different.
+  const stream = launchStream(options.seed, options.launchSalt);
+  const launch: LaunchDraws = { stream, salt: options.launchSalt, sigma: options.noise, stepCostFactor: launchFactor(options.seed, options.launchSalt, options.noise) };
+  if (options.noise > 0) policy.noise = { factor: launch.stepCostFactor, jitterSd: options.noise / 2, stream };
   const replicas = Math.max(1, s.dp);
   return {
     ok: true,
@@ -218,8 +235,10 @@ export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, Flag
         maxQueued: s.maxQueued,
         seed: options.seed ^ (s.seed ?? 0),
         naturalMedian: options.eosMedian,
+        fault: options.fault,
       },
       options,
+      launch,
     },
   };
 }

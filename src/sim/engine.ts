@@ -2,6 +2,7 @@
 // answer to each request (its output seed and where it would stop without ignore_eos).
 import type { SimClock } from './clock';
 import type { CostModel } from './cost';
+import type { OutputFault } from './options';
 import { SimRequest, blockHashes, type RequestSink } from './request';
 import { Scheduler, type SchedulerPolicy, type SchedulerStats } from './scheduler';
 import { hashIds, mix32, unit } from './tokens';
@@ -18,6 +19,8 @@ export interface EngineOptions {
   seed: number;
   /** Median natural answer length, in tokens, of a request that does not ignore EOS. */
   naturalMedian: number;
+  /** Every answer comes out wrong this way (--sim-fault). */
+  fault?: OutputFault;
 }
 
 export interface GenerateParams {
@@ -52,7 +55,9 @@ export class SimEngine {
   ) {
     this.replicas = [];
     for (let i = 0; i < Math.max(1, options.replicas); i++) {
-      this.replicas.push(new Scheduler({ ...options.policy, seed: mix32(options.policy.seed, i) }, options.cost, clock));
+      const p = options.policy;
+      const noise = p.noise && { ...p.noise, stream: mix32(p.noise.stream, i) };
+      this.replicas.push(new Scheduler({ ...p, seed: mix32(p.seed, i), noise }, options.cost, clock));
     }
   }
 
@@ -61,8 +66,17 @@ export class SimEngine {
     return this.options.policy.kvBlocks * this.options.policy.blockSize;
   }
 
-  /** Where generation would stop: maxNew with ignore_eos, else a length drawn from the request's seed. */
+  /**
+   * Where generation would stop: maxNew with ignore_eos, else a length drawn from the request's seed. The
+   * output faults override both: no token at all, or half of maxNew.
+   */
   private stopAt(p: GenerateParams, seed: number): number {
+    if (this.options.fault === 'zero-tokens') return 0;
+    if (this.options.fault === 'short-output') return Math.min(this.naturalStop(p, seed), Math.max(1, Math.floor(p.maxNewTokens / 2)));
+    return this.naturalStop(p, seed);
+  }
+
+  private naturalStop(p: GenerateParams, seed: number): number {
     if (p.ignoreEos) return p.maxNewTokens;
     // Log-normal answer lengths around the median (sigma 0.8), as chat answers roughly are.
     const u1 = Math.max(1e-9, unit(mix32(seed, 0xe05)));
@@ -95,6 +109,8 @@ export class SimEngine {
       p.sampleSeed !== undefined ? mix32(base, p.sampleSeed) : p.varySample ? mix32(base, ++this.counter) : base;
     const hashes = blockHashes(p.promptIds, policy.blockSize);
     const r = new SimRequest(p.promptIds, hashes, p.maxNewTokens, this.stopAt(p, seed), seed, sink);
+    // A faulty answer ends as if the model chose to stop, even where it reached max_tokens.
+    if (this.options.fault !== undefined) r.forceStop = true;
     const i = this.route();
     (this.replicas[i] as Scheduler).submit(r);
     return { ok: true, request: r, replica: i };

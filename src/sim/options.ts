@@ -1,7 +1,12 @@
-// The simulator's own options (`--sim-*` flags or AUTOBENCH_SIM_OPTS): speed, seed, GPU and fault injection.
+// The simulator's own options (`--sim-*` flags or AUTOBENCH_SIM_OPTS): speed, seed, GPU, launch-to-launch noise
+// and fault injection.
 // They never appear in a framework's --help; a shim started from a candidate command reads them from the
 // environment, since the command line holds only the real framework's flags.
 import { shlexSplit } from '../core/candidates/shell';
+
+/** `--sim-fault` kinds: every response comes out wrong this way (for testing a client's validity checks). */
+export const OUTPUT_FAULTS = ['zero-tokens', 'short-output'] as const;
+export type OutputFault = (typeof OUTPUT_FAULTS)[number];
 
 export interface SimOptions {
   /** The simulated GPU runs this many times faster than the wall clock. */
@@ -25,6 +30,16 @@ export interface SimOptions {
   debugTiming: boolean;
   /** Listen on this port whatever the framework flags say (a runner launching a byte-identical command avoids clashes). */
   port?: number;
+  /** Sd of the per-launch step-cost factor (a slower or faster GPU); each step also gets jitter of sd noise/2. */
+  noise: number;
+  /** Mixed with the seed for the launch's draws (noise factor, jitter, failing requests); a runner sets one per launch. */
+  launchSalt: number;
+  /** Share of generation requests that fail: half with HTTP 500 before any output, half cut mid-stream. */
+  errorRate: number;
+  /** Every generation comes out wrong this way. */
+  fault?: OutputFault;
+  /** Cached prompt tokens in every OpenAI usage (`always`), or only where the framework's own flag asks (`flag`, as the real servers). */
+  cacheReport: 'always' | 'flag';
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
@@ -36,6 +51,10 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   eosMedian: 256,
   debugTiming: false,
   maxLagMs: 50,
+  noise: 0,
+  launchSalt: 0,
+  errorRate: 0,
+  cacheReport: 'always',
 };
 
 export const SIM_OPTIONS_ENV = 'AUTOBENCH_SIM_OPTS';
@@ -51,13 +70,31 @@ export const SIM_OPTIONS_HELP = `simulator options (not part of any framework's 
   --sim-eos-median N        median answer length without ignore_eos (default 256)
   --sim-debug-timing        responses carry the modelled times (autobench_sim_time / _timing)
   --sim-max-lag MS          catch up with the modelled schedule after stalls up to MS (default 50)
-  --sim-port N              listen on port N instead of the one the flags give (0: any free port)`;
+  --sim-port N              listen on port N instead of the one the flags give (0: any free port)
+  --sim-noise SIGMA         this launch's step cost x a factor ~ normal(1, SIGMA) clamped to 1 +- 4 SIGMA
+                            (a slower or faster GPU), each step x jitter of sd SIGMA/2 (default 0)
+  --sim-launch-salt N       mixed with --sim-seed for the launch's draws (noise, failing requests);
+                            same seed and salt: same launch; another salt: another launch (default 0)
+  --sim-error-rate F        fail this share (0..1) of generation requests, picked by seeded draws: half
+                            get HTTP 500 before any output, half a stream cut partway (no [DONE])
+  --sim-fault KIND          every answer comes out wrong, even with ignore_eos: zero-tokens (no token,
+                            finish_reason stop) or short-output (half of max_tokens, finish_reason stop)
+  --sim-no-cache-report     cached_tokens in usage only where the framework's flag asks for it
+                            (SGLang/TokenSpeed --enable-cache-report); by default every framework reports`;
 
 export class SimOptionError extends Error {}
 
 type Setter = (o: SimOptions, v: number | string) => void;
 
-const OPTIONS: Record<string, { kind: 'number' | 'string' | 'flag'; set: Setter; min?: number }> = {
+interface OptionSpec {
+  kind: 'number' | 'string' | 'flag';
+  set: Setter;
+  min?: number;
+  max?: number;
+  choices?: readonly string[];
+}
+
+const OPTIONS: Record<string, OptionSpec> = {
   '--sim-debug-timing': { kind: 'flag', set: (o) => (o.debugTiming = true) },
   '--sim-speed': { kind: 'number', min: 1e-6, set: (o, v) => (o.speed = v as number) },
   '--sim-seed': { kind: 'number', min: 0, set: (o, v) => (o.seed = Math.floor(v as number)) },
@@ -69,6 +106,11 @@ const OPTIONS: Record<string, { kind: 'number' | 'string' | 'flag'; set: Setter;
   '--sim-eos-median': { kind: 'number', min: 1, set: (o, v) => (o.eosMedian = v as number) },
   '--sim-max-lag': { kind: 'number', min: 0, set: (o, v) => (o.maxLagMs = v as number) },
   '--sim-port': { kind: 'number', min: 0, set: (o, v) => (o.port = Math.floor(v as number)) },
+  '--sim-noise': { kind: 'number', min: 0, set: (o, v) => (o.noise = v as number) },
+  '--sim-launch-salt': { kind: 'number', min: 0, set: (o, v) => (o.launchSalt = Math.floor(v as number)) },
+  '--sim-error-rate': { kind: 'number', min: 0, max: 1, set: (o, v) => (o.errorRate = v as number) },
+  '--sim-fault': { kind: 'string', choices: OUTPUT_FAULTS, set: (o, v) => (o.fault = v as OutputFault) },
+  '--sim-no-cache-report': { kind: 'flag', set: (o) => (o.cacheReport = 'flag') },
 };
 
 /**
@@ -106,11 +148,14 @@ function apply(argv: readonly string[], o: SimOptions, strict: boolean): string[
     raw = raw.trim();
     if (spec.kind === 'number') {
       const v = Number(raw);
-      if (raw === '' || !Number.isFinite(v) || (spec.min !== undefined && v < spec.min)) {
+      if (raw === '' || !Number.isFinite(v) || (spec.min !== undefined && v < spec.min) || (spec.max !== undefined && v > spec.max)) {
         throw new SimOptionError(`${name}: invalid value '${raw}'`);
       }
       spec.set(o, v);
-    } else spec.set(o, raw);
+    } else {
+      if (spec.choices && !spec.choices.includes(raw)) throw new SimOptionError(`${name}: invalid value '${raw}' (choose from ${spec.choices.join(', ')})`);
+      spec.set(o, raw);
+    }
   }
   return rest;
 }

@@ -33,6 +33,8 @@ export class SimRequest {
   firstAt = NaN;
   doneAt = NaN;
   admittedOnce = false;
+  /** Finish with `stop` even at maxNew (the output faults: a server that ends answers wrongly). */
+  forceStop = false;
   admitSeq = 0;
   readonly promptLen: number;
 
@@ -41,7 +43,7 @@ export class SimRequest {
     /** Hash chain of the full blocks of prompt (+ output, extended lazily). */
     readonly hashes: number[],
     readonly maxNew: number,
-    /** Generation ends here: maxNew, or earlier when the pseudo-model "emits EOS". */
+    /** Generation ends here: maxNew, or earlier when the pseudo-model "emits EOS" (0: right after prefill, no token). */
     readonly stopAt: number,
     readonly seed: number,
     readonly sink: RequestSink,

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { SimClock } from './clock';
 import { emptyWork, stepSeconds, type CostModel, type StepWork } from './cost';
 import { KvPool } from './kv';
+import { StepJitter } from './noise';
 import { extendHashes, type FinishReason, type SimRequest } from './request';
 import { mix32 } from './tokens';
 
@@ -34,6 +35,8 @@ export interface SchedulerPolicy {
   /** Simulated seconds the schedule may fall behind wall time before it stops catching up. */
   maxLag: number;
   seed: number;
+  /** Launch-to-launch variation (--sim-noise): every step costs `factor` x a jitter draw of sd `jitterSd` from `stream`. */
+  noise?: { factor: number; jitterSd: number; stream: number };
 }
 
 export interface SchedulerStats {
@@ -77,6 +80,8 @@ export class Scheduler {
   private newTokenRatio: number;
   private readonly minRatio: number;
   private rng: number;
+  private readonly jitter: StepJitter | undefined;
+  private readonly stepFactor: number;
   stopped = false;
   readonly stats: Omit<SchedulerStats, 'running' | 'waiting' | 'kvUsage' | 'kvBlocksTotal' | 'kvBlocksUsed'> = {
     promptTokens: 0,
@@ -97,6 +102,9 @@ export class Scheduler {
     this.newTokenRatio = policy.reserveRatio;
     this.minRatio = policy.reserveRatio / 7;
     this.rng = mix32(policy.seed, 0x51);
+    const noise = policy.noise;
+    this.stepFactor = noise?.factor ?? 1;
+    this.jitter = noise && noise.jitterSd > 0 ? new StepJitter(noise.stream, noise.jitterSd) : undefined;
   }
 
   /** Requests admitted or waiting (the router's load measure). */
@@ -198,7 +206,8 @@ export class Scheduler {
       // SGLang's new-token ratio decays while decoding goes well and resets on retraction.
       this.newTokenRatio = Math.max(this.minRatio, this.newTokenRatio - (p.reserveRatio - this.minRatio) / 600);
     }
-    const dur = stepSeconds(this.cost, plan.work);
+    let dur = stepSeconds(this.cost, plan.work) * this.stepFactor;
+    if (this.jitter) dur *= this.jitter.next();
     // While catching up, a step may be planned at a simulated time before a request it admits arrived.
     for (const r of plan.admitted) if (r.arrivalAt > at) at = r.arrivalAt;
     this.plan = plan;
@@ -488,18 +497,20 @@ export class Scheduler {
     }
   }
 
-  /** One token sampled for `r`; true when it finished. */
+  /** One token sampled for `r` (none when it stops at 0: the zero-tokens fault); true when it finished. */
   private advance(r: SimRequest): boolean {
-    r.generated++;
-    r.target = r.promptLen + r.generated;
-    this.stats.generatedTokens++;
-    if (r.generated === 1) r.firstAt = this.stepEnd;
+    if (r.stopAt > 0) {
+      r.generated++;
+      r.target = r.promptLen + r.generated;
+      this.stats.generatedTokens++;
+    }
+    if (r.generated <= 1 && Number.isNaN(r.firstAt)) r.firstAt = this.stepEnd;
     if (r.generated >= r.stopAt) {
       r.doneAt = this.stepEnd;
       this.releaseKv(r, true);
       r.state = 'done';
       this.stats.finished++;
-      this.deliver(r, r.generated >= r.maxNew ? 'length' : 'stop');
+      this.deliver(r, r.generated >= r.maxNew && !r.forceStop ? 'length' : 'stop');
       return true;
     }
     if (r.generated - r.delivered >= this.policy.streamInterval || r.delivered === 0) this.deliver(r, null);

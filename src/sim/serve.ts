@@ -9,7 +9,7 @@ import { resolveSim, type ResolvedSim } from './config';
 import { SimEngine } from './engine';
 import { SIM_FRAMEWORKS, frameworkFromName, simFlags } from './fw';
 import { argparseUsage, clickUsage } from './help-text';
-import { SimHttp } from './http/server';
+import { SimHttp, vllmDevMode } from './http/server';
 import { SimOptionError, extractSimOptions, type SimOptions } from './options';
 
 export interface StartSimOptions {
@@ -24,7 +24,7 @@ export interface StartSimOptions {
   port?: number;
   /** Simulator options over those in `args` and `env`. */
   sim?: Partial<SimOptions>;
-  /** Environment read for AUTOBENCH_SIM_OPTS (none unless given, so in-process use stays hermetic). */
+  /** The server's environment: AUTOBENCH_SIM_OPTS, VLLM_SERVER_DEV_MODE (none unless given, so in-process use stays hermetic). */
   env?: NodeJS.ProcessEnv;
   /** Receives every log line the real server would print (default: dropped). */
   log?: (line: string) => void;
@@ -93,6 +93,12 @@ function startupLines(c: ResolvedSim): string[] {
     `Model weights: ${gib(c.memory.weightBytes)} GiB per GPU; runtime buffers and activations ${gib(c.memory.runtimeBytes)} GiB (simulated)`,
     `KV cache: ${c.kvTokens} tokens per replica (${gib(c.memory.kvBytes)} GiB per GPU), context length ${c.contextLimit}, max running ${c.engine.policy.maxRunning}, prefix caching ${s.prefixCaching ? 'on' : 'off'}`,
   ];
+  const { launch, options } = c;
+  if (launch.sigma > 0 || launch.salt !== 0) {
+    lines.push(`autobench-sim: launch salt ${launch.salt}, noise sigma ${launch.sigma}: step cost x${launch.stepCostFactor.toFixed(4)} (plus per-step jitter of sd ${launch.sigma / 2})`);
+  }
+  if (options.errorRate > 0) lines.push(`autobench-sim: failing ${options.errorRate} of generation requests (--sim-error-rate): half HTTP 500, half cut mid-stream`);
+  if (options.fault) lines.push(`autobench-sim: fault ${options.fault}: every answer comes out wrong (--sim-fault)`);
   if (s.notes.length) lines.push(`autobench-sim: accepted but not modelled: ${s.notes.map((k) => `--${k.replace(/_/g, '-')}`).join(', ')}`);
   return lines;
 }
@@ -124,6 +130,8 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
   if (!resolved.ok) throw new SimStartError(resolved.lines, resolved.exitCode);
   const config = resolved.config;
   for (const l of startupLines(config)) log(`${stamp(fw)} ${l}`);
+  const env = o.env ?? {};
+  if (fw === 'vllm' && vllmDevMode(env)) log(`${stamp(fw).replace(/^INFO/, 'WARNING')} SECURITY WARNING: Development endpoints are enabled! This should NOT be used in production!`);
   if (simOpts.startupDelayMs > 0) await new Promise((r) => setTimeout(r, simOpts.startupDelayMs));
 
   const clock = new SimClock(simOpts.speed);
@@ -154,13 +162,18 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
     clearInterval(statsTimer);
     o.onCrash?.(message);
   };
-  const http = new SimHttp(config, engine, {
-    accepted: () => {
-      accepted++;
-      const n = simOpts.crashAfterRequests;
-      if (n !== undefined && accepted >= n) setImmediate(() => crash(`after ${accepted} requests`));
+  const http = new SimHttp(
+    config,
+    engine,
+    {
+      accepted: () => {
+        accepted++;
+        const n = simOpts.crashAfterRequests;
+        if (n !== undefined && accepted >= n) setImmediate(() => crash(`after ${accepted} requests`));
+      },
     },
-  });
+    env,
+  );
 
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException): void => {

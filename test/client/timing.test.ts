@@ -6,8 +6,8 @@ import type { BenchResult } from '../../src/client/types';
 import type { RequestRecord } from '../../src/client/record';
 import type { Backend } from '../../src/client/backends';
 import { tpotOf } from '../../src/client/metrics';
-import { truthMetrics, type FakeBehaviour, type Truth } from './fake-server';
-import { rows, sum, withServer, workload } from './helpers';
+import { truthMetrics, type FakeBehaviour, type Truth } from '../support/fake-server';
+import { rows, sum, withServer, workload } from '../support/client';
 
 // In-process, same clock: a token is stamped after the server wrote it, and soon after.
 const MAX_LAG_MS = 100;

@@ -5,8 +5,8 @@ import { arrivalSchedule } from '../../src/client/arrivals';
 import { runBenchmark } from '../../src/client/run-benchmark';
 import type { BenchEvent } from '../../src/client/types';
 import { subSeed } from '../../src/core/workload/build';
-import type { Truth } from './fake-server';
-import { rows, withServer, workload } from './helpers';
+import type { Truth } from '../support/fake-server';
+import { rows, withServer, workload } from '../support/client';
 
 function gaps(a: Float64Array): number[] {
   const out: number[] = [];

@@ -11,7 +11,7 @@ import { outlineFor } from '../../src/core/editor/outline';
 import { DEFAULT_SETTINGS, type ServerSettings } from '../../src/shared/protocol';
 import { Analyzer, uriToPath } from '../../language-server/src/analysis';
 import { SnapshotCache } from '../../language-server/src/snapshot-cache';
-import { FIXTURES, HELP } from '../unit/fixtures';
+import { FIXTURES, HELP } from '../support/fixtures';
 import { offsetAfter, readRepoFile, replaceOnce } from '../support/text-at';
 
 const QWEN = readRepoFile('configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { builtinKnownFlags, findFlag } from '../../src/core/config/known-flags';
 import { loadSnapshotFlags } from '../../src/core/config/snapshot-flags';
 import { completeAt, type CompletionEntry } from '../../src/core/editor/completion';
-import { HELP } from '../unit/fixtures';
+import { HELP } from '../support/fixtures';
 import { offsetAfter, readRepoFile, replaceOnce } from '../support/text-at';
 
 const QWEN = readRepoFile('configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml');

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseYaml } from '../../src/core/config/yaml-doc';
 import { cursorContext } from '../../src/core/editor/cursor';
-import { VALID } from '../unit/fixtures';
+import { VALID } from '../support/fixtures';
 import { offsetAfter, readRepoFile, replaceOnce } from '../support/text-at';
 
 const QWEN = readRepoFile('configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { checkConfigText } from '../../src/core/config/check';
 import { loadSnapshotFlags } from '../../src/core/config/snapshot-flags';
 import { hoverAt, nodePathAt } from '../../src/core/editor/hover';
-import { FIXTURES, HELP } from '../unit/fixtures';
+import { FIXTURES, HELP } from '../support/fixtures';
 import { indexOfOnce, readRepoFile, replaceOnce, spanOf } from '../support/text-at';
 
 const QWEN = readRepoFile('configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml');

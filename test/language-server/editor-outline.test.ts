@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { checkConfigText } from '../../src/core/config/check';
 import type { Range } from '../../src/core/config/yaml-doc';
 import { candidateSummaries, commandsListing, lensesFor, outlineFor, type OutlineSymbol } from '../../src/core/editor/outline';
-import { SHIPPED, VALID, mutate, yamlFiles } from '../unit/fixtures';
+import { SHIPPED, VALID, mutate, yamlFiles } from '../support/fixtures';
 import { indexOfOnce, readRepoFile, spanOf } from '../support/text-at';
 
 const QWEN = readRepoFile('configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml');

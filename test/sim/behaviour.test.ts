@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { checkConfigText } from '../../src/core/config/check';
 import { DEFAULT_SIM_OPTIONS, SimStartError, parseFrameworkArgs, resolveSim, simTargetFor, type SimServer } from '../../src/sim';
-import { REPO, post, postJson, promptOf, sim, withSim } from './helpers';
+import { REPO, post, postJson, promptOf, sim, withSim } from '../support/sim';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
 

@@ -9,7 +9,7 @@ import { catalogToFlagSpecs, lookupFlag, parseHelp } from '../../src/core/help';
 import { fullHelp, parseFrameworkArgs, simTargetFor, vllmSummaryHelp } from '../../src/sim';
 import { CliParseError } from '../../src/sim/cli-args';
 import { SIM_HELP, runSim } from '../../src/cli/sim';
-import { runShimProcess } from './helpers';
+import { runShimProcess } from '../support/sim';
 
 const VALUE_KINDS = new Set(['int', 'float', 'path', 'string', 'json']);
 
@@ -131,6 +131,7 @@ describe('autobench sim', () => {
     const a = io();
     assert.equal(await runSim(['--help'], a), 0);
     assert.equal(a.text(), `${SIM_HELP}\n`);
+    for (const o of ['--sim-noise SIGMA', '--sim-launch-salt N', '--sim-error-rate F', '--sim-fault KIND', '--sim-no-cache-report']) assert.ok(a.text().includes(`  ${o} `), o);
     const b = io();
     assert.equal(await runSim(['profiles'], b), 0);
     assert.match(b.text(), /H200/);
@@ -192,19 +193,23 @@ describe('shims in bin/sim', () => {
     assert.equal(r.stdout.trim(), '42');
   });
 
-  test('a served shim prints the ready line with its port, answers, and exits 0 on SIGTERM', async () => {
+  test('a served shim prints the ready line with its port, answers, and exits 0 on SIGTERM; it reads VLLM_SERVER_DEV_MODE', async () => {
     let models = '';
+    let reset = 0;
     const r = await runShimProcess('vllm', ['serve', 'Qwen/Qwen3-0.6B', '--port', '0'], {
-      env: { AUTOBENCH_SIM_OPTS: '--sim-speed 20 --sim-log-interval 0' },
+      env: { AUTOBENCH_SIM_OPTS: '--sim-speed 20 --sim-log-interval 0', VLLM_SERVER_DEV_MODE: '1' },
       until: /Uvicorn running on (http:\/\/127\.0\.0\.1:\d+)/,
       onMatch: async (out) => {
         const url = /Uvicorn running on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1] ?? '';
         models = await (await fetch(`${url}/v1/models`)).text();
+        reset = (await fetch(`${url}/reset_prefix_cache`, { method: 'POST' })).status;
       },
     });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /SIMULATED vLLM engine/);
+    assert.match(r.stdout, /Development endpoints are enabled/);
     assert.match(models, /"owned_by":"autobench-sim"/);
+    assert.equal(reset, 200);
   });
 
   test('an OOM-sized memory fraction exits 1 with an out-of-memory message', async () => {

@@ -17,7 +17,7 @@ import { createNonce } from '../../src/webview/nonce';
 const REPO = resolve(__dirname, '../..');
 const CLI = join(REPO, 'dist', 'cli.js');
 const BUNDLE = join(REPO, 'dist', 'webview');
-const MULTI = join(REPO, 'test', 'results', 'fixtures', 'multi-framework.jsonl');
+const MULTI = join(REPO, 'test', 'core', 'results', 'fixtures', 'multi-framework.jsonl');
 const ARTIFACTS = join(REPO, 'test-artifacts');
 const CHROMIUM = process.env.AUTOBENCH_CHROMIUM ?? '/usr/bin/chromium';
 const SKIP = process.env.AUTOBENCH_SKIP_BROWSER === '1';

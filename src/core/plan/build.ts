@@ -7,7 +7,7 @@ import { loadSnapshotSource, resolveSnapshotSource } from '../config/snapshot-so
 import { parseYaml, type ParsedYaml } from '../config/yaml-doc';
 import { FRAMEWORKS } from '../frameworks/types';
 import { toJson } from '../py/value';
-import { readSlaLimits } from '../sla/limits';
+import { readSlaLimits, withRunDefaults } from '../sla/limits';
 import { readBench } from './bench';
 import { planFrameworkEntry } from './frameworks';
 import { isObj, num, objAt, str, strOrNum, type Obj } from './read-json';
@@ -109,7 +109,7 @@ export function readRunPlan(src: PlanSource, o: ReadPlanOptions = {}): RunPlan {
     scenarios: check.model.scenarios,
     frameworks: isObj(rootValue) ? check.model.frameworks.map((sec) => planFrameworkEntry(check, sec, root, choice)) : [],
     bench,
-    sla: isObj(slaBlock) ? readSlaLimits(slaBlock) : undefined,
+    sla: withRunDefaults(isObj(slaBlock) ? readSlaLimits(slaBlock) : undefined),
     hardware: { ...(gpuCount !== undefined ? { gpuCount } : {}), ...(gpuModel ? { gpuModel } : {}) },
     budget: { tier, maxCandidates: check.model.maxCandidates, strategy: check.model.strategy },
     versions: readVersions(root),

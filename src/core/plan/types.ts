@@ -89,8 +89,8 @@ export interface RunPlan {
   scenarios: Scenario[];
   frameworks: PlanFramework[];
   bench: BenchSettings;
-  /** From the one SLA reader (benchmark.sla, else the top-level sla); undefined when the plan has no sla mapping. */
-  sla: SlaReading | undefined;
+  /** From the one SLA reader (benchmark.sla, else the top-level sla), with the run's defaults (a success-rate floor when unset). */
+  sla: SlaReading;
   hardware: { gpuCount?: number; gpuModel?: string };
   budget: { tier: Tier; maxCandidates: number; strategy: CandidateStrategy };
   /** version_manifest, per key (frameworks, and any other tool the plan records). */

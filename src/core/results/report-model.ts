@@ -54,8 +54,33 @@ export interface BestEntry {
   framework: string;
   /** Index into `candidates`. */
   row: number;
-  /** 1 = the scenario's winner. */
+  /** 1 = the scenario's winner (or the top of a tie). */
   rank: number;
+  /** Within the noise of the scenario's top candidate: the scenario is a tie and this entry is in it. */
+  tied: boolean;
+}
+
+/** A candidate's SLA capacity with its interval (see core/results/verdict.ts). */
+export interface VerdictCandidate {
+  framework: string;
+  candidate: string;
+  score: number;
+  /** [low, high]; high is null when nothing failed above it (no upper end measured). */
+  interval: [number, number | null];
+  basis: 'search' | 'measured';
+  repeats: number;
+  repeatsPassed: number;
+  /** Index into `candidates`. */
+  row: number;
+}
+
+/** Per scenario: the winner, or the candidates tied within the noise. */
+export interface VerdictEntry {
+  scenario: string;
+  decided: boolean;
+  winner: VerdictCandidate | null;
+  ties: VerdictCandidate[];
+  summary: string;
 }
 
 export interface ThroughputEntry {
@@ -106,6 +131,8 @@ export interface WinnerCommands {
   framework: string;
   candidate: string;
   row: number;
+  /** One of the candidates tied for the scenario (not a sole winner). */
+  tied: boolean;
   serverCommand: string;
   benchmarkCommand: string;
   artifacts: Fact[];
@@ -158,6 +185,8 @@ export interface ReportModel {
   candidates: CandidateRow[];
   scenarios: string[];
   frameworks: string[];
+  /** Per scenario, the verdict every section follows (winner named only when its interval clears the rest). */
+  verdicts: VerdictEntry[];
   best: BestEntry[];
   throughput: ThroughputEntry[];
   winners: WinnerCommands[];

@@ -2,7 +2,7 @@
 // (in a webview or a plain browser) produce the same files from the same model.
 import { pyFloatRepr } from '../py/value';
 import { NEXT_STEP_TEXT } from './advice';
-import type { CandidateRow, ColumnDef, Fact, ReportModel } from './report-model';
+import type { CandidateRow, ColumnDef, Fact, ReportModel, VerdictCandidate } from './report-model';
 
 /** Text made safe inside a Markdown table cell: no table breaks, no raw HTML. */
 export function mdText(s: string): string {
@@ -42,6 +42,25 @@ export function metricColumns(model: ReportModel): Array<{ col: ColumnDef; index
 
 const cell = (c: CandidateRow, index: number) => mdText(c.text[index] ?? '');
 
+const rps = (x: number | null): string => (x === null ? '∞' : x.toFixed(2));
+const standing = (v: VerdictCandidate): string => `${v.score.toFixed(2)} (${rps(v.interval[0])}–${rps(v.interval[1])})`;
+const repeatsText = (v: VerdictCandidate): string => (v.repeats ? `${v.repeatsPassed}/${v.repeats}` : 'none');
+
+/** Per scenario the winner, or the tie, with each candidate's SLA capacity interval and its repeats. */
+function verdictSection(model: ReportModel): string[] {
+  if (model.verdicts.length === 0) return [];
+  const rows: string[][] = [];
+  for (const v of model.verdicts) {
+    if (!v.winner) {
+      rows.push([mdText(v.scenario), 'no candidate met the SLA', '', '', '']);
+      continue;
+    }
+    for (const c of [v.winner, ...v.ties]) rows.push([mdText(v.scenario), v.decided ? 'winner' : 'tie', `${mdCode(c.framework)} ${mdText(c.candidate)}`, standing(c), repeatsText(c)]);
+  }
+  const notes = model.verdicts.map((v) => `- ${mdText(v.summary)}`);
+  return ['## Verdict', '', 'SLA capacity in req/s with its interval: a searched candidate\u2019s confirmed passing rate up to its lowest failing rate, or a measured throughput\u2019s 95% interval. A winner is named only when its interval clears every other candidate\u2019s; otherwise the scenario is a tie.', '', ...table(['Scenario', 'Verdict', 'Candidate', 'Req/s (interval)', 'Repeats passed'], [false, false, false, true, true], rows), '', ...notes, ''];
+}
+
 export function renderReportMarkdown(model: ReportModel): string {
   const out: string[] = [`# ${mdText(model.title)}`, ''];
   if (model.simulatedRows > 0) {
@@ -49,6 +68,7 @@ export function renderReportMarkdown(model: ReportModel): string {
   }
   out.push(`Rows: ${mdCode(model.source.rowsFile, false)} (${model.source.rowCount})${model.source.manifestFile ? ` · Manifest: ${mdCode(model.source.manifestFile, false)}` : ''}`, '');
 
+  out.push(...verdictSection(model));
   out.push('## Workload and SLA', '', ...facts(model.workload), '', '**SLA**', '', ...facts(model.sla), '');
   out.push('## Hardware and versions', '', ...facts(model.hardware), '');
   if (model.versions.length) {
@@ -91,7 +111,7 @@ export function renderReportMarkdown(model: ReportModel): string {
         [false, true, false, false, ...metrics.map(() => true)],
         model.best.map((b) => {
           const c = model.candidates[b.row] as CandidateRow;
-          return [mdText(b.scenario), String(b.rank), mdCode(b.framework), mdText(c.candidate), ...metrics.map((m) => cell(c, m.index))];
+          return [mdText(b.scenario), b.tied ? `${b.rank} (tie)` : String(b.rank), mdCode(b.framework), mdText(c.candidate), ...metrics.map((m) => cell(c, m.index))];
         }),
       ),
       '',
@@ -101,7 +121,7 @@ export function renderReportMarkdown(model: ReportModel): string {
   out.push('## Winners: exact commands', '');
   if (model.winners.length === 0) out.push('_None._', '');
   for (const w of model.winners) {
-    out.push(`### ${mdText(w.scenario)}: ${mdCode(w.framework)}, candidate ${mdText(w.candidate || '(unnamed)')}`, '');
+    out.push(`### ${mdText(w.scenario)}: ${mdCode(w.framework)}, candidate ${mdText(w.candidate || '(unnamed)')}${w.tied ? ' (tied)' : ''}`, '');
     out.push('Launch:', '', ...fenced(w.serverCommand || '# not recorded'), '');
     out.push('Benchmark:', '', ...fenced(w.benchmarkCommand || '# not recorded'), '');
     if (w.artifacts.length) out.push(...w.artifacts.map((a) => `- ${mdText(a.label)}: ${mdCode(a.value, false)}`), '');
@@ -170,7 +190,9 @@ function csvNumber(n: number | null | undefined): string {
 /** Every row with its recomputed SLA verdict, reasons and next step; CRLF like Python's csv. */
 export function renderReportCsv(model: ReportModel): string {
   const metrics = metricColumns(model);
-  const header = ['line', 'framework', 'scenario', 'candidate_id', 'status', 'sla', 'sla_as_written', 'sla_reasons', ...metrics.map((m) => m.col.key), 'simulated', 'smoke', 'category', 'next_step', 'server_command', 'benchmark_command', 'failure_reason'];
+  const header = ['line', 'framework', 'scenario', 'candidate_id', 'status', 'sla', 'sla_as_written', 'sla_reasons', ...metrics.map((m) => m.col.key), 'simulated', 'smoke', 'category', 'next_step', 'verdict', 'server_command', 'benchmark_command', 'failure_reason'];
+  const verdictOf = new Map<number, string>();
+  for (const v of model.verdicts) for (const c of v.winner ? [v.winner, ...v.ties] : []) verdictOf.set(c.row, v.decided ? 'winner' : 'tie');
   const byRow = new Map(model.notSelected.filter((n) => n.row !== null).map((n) => [n.row as number, n]));
   const lines = [header.join(',')];
   for (const c of model.candidates) {
@@ -189,6 +211,7 @@ export function renderReportCsv(model: ReportModel): string {
       c.smoke ? 'True' : 'False',
       n?.category ?? '',
       n ? NEXT_STEP_TEXT[n.next] : '',
+      verdictOf.get(c.id) ?? '',
       c.serverCommand,
       c.benchmarkCommand,
       c.failureReason,

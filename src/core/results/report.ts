@@ -19,6 +19,7 @@ import { winnerCommands } from './report/winners';
 import { frameworkNames, prepareWork, scenarioNames } from './report/work';
 import { workloadSection } from './report/workload';
 import { chartLimits } from '../sla/limits';
+import { verdictEntry, verdicts } from './verdict';
 
 export interface BuildReportOptions {
   rowsFile: string;
@@ -34,7 +35,8 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
   const { columns, candidates } = candidateTable(work);
   const scenarios = scenarioNames(work);
   const frameworks = frameworkNames(work, runFacts);
-  const best = bestEntries(work, scenarios, frameworks);
+  const verdictList = verdicts(work, scenarios);
+  const best = bestEntries(work, scenarios, frameworks, verdictList);
   const winners = winnerCommands(work, candidates, best);
   const sla = slaSection(work, runFacts, opts.manifestFile);
   const workload = workloadSection(work, runFacts, scenarios);
@@ -54,12 +56,13 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
     candidates,
     scenarios,
     frameworks,
+    verdicts: verdictList.map(verdictEntry),
     best,
     throughput: throughputEntries(work, candidates, best, scenarios, frameworks),
     winners,
     notSelected: notSelectedEntries(work, candidates, runFacts),
     caveats: caveatList({ work, runFacts, scenarios, frameworks, best, simulatedRows, kinds: workload.kinds, clients: workload.clients, deprecatedKeys: sla.deprecatedKeys, issueCount: opts.issues?.length ?? 0 }),
-    ...handoffSection(work, candidates, best, runFacts),
+    ...handoffSection(work, candidates, best, verdictList, runFacts),
     artifacts: artifactFacts(work, winners, runFacts, opts.rowsFile, opts.manifestFile),
     problems: (opts.issues ?? []).map((i) => ({ line: i.line, message: i.message })),
   };

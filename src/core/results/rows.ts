@@ -19,6 +19,9 @@ export interface ResultRow {
   scenario?: string | null;
   hardware?: {
     gpu_model?: string | null;
+    /** Where gpu_model comes from: what nvidia-smi saw, or only the plan's claim. */
+    gpu_model_source?: 'nvidia-smi' | 'plan';
+    gpu_memory_mib?: number | null;
     gpu_count?: number | null;
     visible_devices?: string | Array<string | number> | null;
     multi_node?: boolean;
@@ -66,6 +69,10 @@ type LatencyStat = 'mean' | 'median' | 'p50' | 'p90' | 'p95' | 'p99' | 'std';
 export type MetricKey =
   | `${LatencyStat}_${'ttft' | 'tpot' | 'itl' | 'e2e'}_ms`
   | 'request_throughput'
+  | 'offered_request_rate'
+  | 'completion_request_rate'
+  | 'steady_request_throughput'
+  | 'prefix_cache_hit_rate'
   | 'request_goodput'
   | 'input_token_throughput'
   | 'output_token_throughput'

@@ -4,7 +4,7 @@ import { pyStr, toJson } from '../py/value';
 import { parseYaml } from '../config/yaml-doc';
 import { readRunPlan } from '../plan/build';
 import type { RunPlan, Substitution } from '../plan/types';
-import { readSlaLimits, type SlaLimits } from '../sla/limits';
+import { readSlaLimits, type SlaReading } from '../sla/limits';
 
 export interface FactsScenario {
   name: string;
@@ -44,7 +44,7 @@ export interface RunFacts {
   endpoint?: string;
   backend?: string;
   scenarios: FactsScenario[];
-  sla?: { limits: SlaLimits; deprecated: string[] };
+  sla?: SlaReading;
   versions: Record<string, FactsVersion>;
   frameworks: FactsFramework[];
   maxCandidates?: number;
@@ -74,7 +74,7 @@ export function runFactsFromPlan(plan: RunPlan): RunFacts {
   set('canonicalJsonl', b.canonicalJsonl);
   set('endpoint', b.asWritten.endpoint);
   set('backend', b.backend);
-  set('sla', plan.sla ? { limits: { ...plan.sla.limits }, deprecated: [...plan.sla.deprecated] } : undefined);
+  set('sla', { limits: { ...plan.sla.limits }, deprecated: [...plan.sla.deprecated], ...(plan.sla.defaulted ? { defaulted: [...plan.sla.defaulted] } : {}) });
   for (const [fw, v] of Object.entries(plan.versions)) m.versions[fw] = { ...v };
   set('outputDir', plan.target.outputDir);
   set('runId', plan.runId);

@@ -3,7 +3,7 @@
 import type { PyJson, PyObject } from '../py/json';
 import { pyFloat, pyGet } from '../py/ops';
 import { isOk, slaPassedAsWritten } from './rank';
-import { readSlaLimits, SLA_TARGETS, type SlaKey, type SlaReading } from '../sla/limits';
+import { readSlaLimits, SATURATION_TOLERANCE, SLA_TARGETS, type SlaKey, type SlaReading } from '../sla/limits';
 
 export { slaLabel, type SlaKey, type SlaLimits } from '../sla/limits';
 
@@ -87,6 +87,11 @@ export function evaluateSla(row: PyObject, override?: SlaReading): SlaVerdict {
     else if (t.kind === 'max-ms') reasons.push(`${t.label} ${shortNumber(value)} ms > ${shortNumber(limit)} ms`);
     else reasons.push(`${t.label} ${shortNumber(value)} < ${shortNumber(limit)}`);
   }
+  // The offered rate not achieved is a fail of the rate, whatever the latencies say (rows that record both rates).
+  const offered = measured(metrics, ['offered_request_rate']);
+  const kept = measured(metrics, ['completion_request_rate']);
+  const saturated = offered !== undefined && kept !== undefined && kept < offered * (1 - SATURATION_TOLERANCE);
+  if (saturated) reasons.push(`saturated: completions kept pace at ${shortNumber(kept)} req/s of ${shortNumber(offered)} offered`);
   const status = pyGet(row, 'status');
   const ok = isOk(row);
   // A row that did not finish has nothing to judge: one reason, not one per missing metric.

@@ -74,7 +74,22 @@ export interface SlaReading {
   limits: SlaLimits;
   /** Deprecated or legacy keys the mapping used (max_p99_*, max_ttft_ms, ...). */
   deprecated: string[];
+  /** Limits the plan did not set that a run applies by default (stated in the report). */
+  defaulted?: SlaKey[];
 }
+
+/** A run judges success rate even when the plan sets no limit for it: most requests failing is never a pass. */
+export const DEFAULT_MIN_SUCCESS_RATE = 0.99;
+
+/** The SLA a run applies: the plan's, with min_success_rate defaulted when the plan has none. */
+export function withRunDefaults(r: SlaReading | undefined): SlaReading {
+  const base = r ?? { limits: {}, deprecated: [] };
+  if (base.limits.min_success_rate !== undefined) return base;
+  return { limits: { ...base.limits, min_success_rate: DEFAULT_MIN_SUCCESS_RATE }, deprecated: [...base.deprecated], defaulted: [...(base.defaulted ?? []), 'min_success_rate'] };
+}
+
+/** A trial whose completions span longer than its arrivals by more than this fraction did not keep up: saturated. */
+export const SATURATION_TOLERANCE = 0.1;
 
 /** A value's number as Python's float() reads it; booleans and NaN are not limits. */
 function limitValue(v: unknown): number | undefined {

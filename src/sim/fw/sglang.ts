@@ -25,6 +25,7 @@ export const SGLANG_SIM: SimFramework = {
     errorShape: 'flat',
     sglangRoutes: true,
     vllmRoutes: false,
+    versionRoute: false,
     overflow: 'clamp',
     separateFinishChunk: true,
     checkModelName: false,

@@ -26,6 +26,7 @@ export const TOKENSPEED_SIM: SimFramework = {
     errorShape: 'nested',
     sglangRoutes: true,
     vllmRoutes: false,
+    versionRoute: false,
     overflow: 'reject',
     separateFinishChunk: false,
     checkModelName: true,

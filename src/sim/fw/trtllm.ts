@@ -77,6 +77,7 @@ export const TRTLLM_SIM: SimFramework = {
     errorShape: 'nested',
     sglangRoutes: false,
     vllmRoutes: false,
+    versionRoute: true,
     overflow: 'reject',
     separateFinishChunk: false,
     checkModelName: true,

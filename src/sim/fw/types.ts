@@ -61,7 +61,7 @@ export interface SimSettings {
   seed?: number;
   /** Flags accepted but not modelled, said once in the startup log. */
   notes: string[];
-  /** usage.prompt_tokens_details.cached_tokens is reported (SGLang/TokenSpeed --enable-cache-report). */
+  /** The framework's own flag asks for usage.prompt_tokens_details.cached_tokens (SGLang/TokenSpeed --enable-cache-report). */
   cacheReport: boolean;
   /** Prompts longer than this are refused per request (TensorRT-LLM without chunked prefill). */
   maxPromptTokens?: number;
@@ -73,10 +73,12 @@ export interface SimSettings {
 export interface ApiDialect {
   /** `{"object":"error",...}` (SGLang) or `{"error":{...}}` (vLLM and OpenAI). */
   errorShape: 'flat' | 'nested';
-  /** Native `/generate` (SGLang, TokenSpeed) and SGLang's `/health_generate`, `/flush_cache`, `/server_info`. */
+  /** Native `/generate` (SGLang, TokenSpeed) and SGLang's `/health_generate`, `/flush_cache` (GET, POST), `/server_info`. */
   sglangRoutes: boolean;
-  /** vLLM's `/version`, `/tokenize`, `/detokenize`, `/reset_prefix_cache`. */
+  /** vLLM's `/tokenize`, `/detokenize`, and with VLLM_SERVER_DEV_MODE=1 `POST /reset_prefix_cache`. */
   vllmRoutes: boolean;
+  /** `GET /version` (vLLM, trtllm-serve). */
+  versionRoute: boolean;
   /** A prompt plus max_tokens beyond the context: reject (vLLM, TRT) or shorten max_tokens (SGLang). */
   overflow: 'reject' | 'clamp';
   /** Chat streams end with a separate empty-delta chunk carrying finish_reason (SGLang). */

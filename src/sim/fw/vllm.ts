@@ -30,6 +30,7 @@ export const VLLM_SIM: SimFramework = {
     errorShape: 'nested',
     sglangRoutes: false,
     vllmRoutes: true,
+    versionRoute: true,
     overflow: 'reject',
     separateFinishChunk: false,
     checkModelName: true,

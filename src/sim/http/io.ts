@@ -118,9 +118,18 @@ export class SseWriter {
     this.pending = '';
   }
 
+  /** Sends what is pending, then drops the connection with the response unfinished: a server failing mid-stream. */
+  cut(): void {
+    const text = this.pending;
+    this.pending = '';
+    const drop = (): void => void this.res.destroy();
+    if (text !== '' && !this.res.destroyed && !this.res.writableEnded) this.res.write(text, drop);
+    else drop();
+  }
+
   private readonly flush = (): void => {
     this.scheduled = false;
-    if (this.pending === '' || this.res.writableEnded) return;
+    if (this.pending === '' || this.res.writableEnded || this.res.destroyed) return;
     this.res.write(this.pending);
     this.pending = '';
   };

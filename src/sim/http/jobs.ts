@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { ResolvedSim } from '../config';
 import type { SimEngine } from '../engine';
 import type { ApiDialect } from '../fw/types';
+import type { RequestFailure } from '../noise';
 import type { FinishReason, SimRequest } from '../request';
 import { countTokens, pieceId, tokenize } from '../tokens';
 import { HttpError, isObject } from './io';
@@ -15,6 +16,10 @@ export interface ServerContext {
   /** Called for each accepted generation request (the crash-after-N flag counts these). */
   accepted(): void;
   nextId(prefix: string): string;
+  /** The error-rate fault's verdict for the next generation request (undefined: it goes through). */
+  drawFailure(): RequestFailure | undefined;
+  /** OpenAI usage carries prompt_tokens_details.cached_tokens. */
+  cacheReport: boolean;
   /** Remembers token pieces seen by /tokenize so /detokenize can give them back. */
   rememberPieces(text: string): void;
 }
@@ -190,6 +195,16 @@ export function abortOnClose(ctx: ServerContext, res: ServerResponse, jobs: Job[
 /** The modelled times of a request, for `--sim-debug-timing` responses. */
 export function simTiming(r: SimRequest): { arrival: number; first_token: number; finish: number } {
   return { arrival: r.arrivalAt, first_token: r.firstAt, finish: r.doneAt };
+}
+
+/** The error-rate fault's HTTP 500: refused before any output, in the framework's error body. */
+export function simulatedServerError(): HttpError {
+  return new HttpError(500, 'Internal server error: the engine failed this request (simulated by --sim-error-rate).');
+}
+
+/** Output tokens after which the error-rate fault cuts a response: about half the answer, at least one token. */
+export function cutPoint(r: SimRequest): number {
+  return Math.max(1, Math.ceil(r.stopAt / 2));
 }
 
 export function usageJson(prompt: number, completion: number, cached: number | undefined): string {

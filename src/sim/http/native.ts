@@ -1,10 +1,24 @@
 // SGLang's native POST /generate: `text` or `input_ids`, `sampling_params`, and a stream of cumulative
-// `{text, meta_info}` chunks ending in `data: [DONE]`.
+// `{text, meta_info}` chunks ending in `data: [DONE]`; the error-rate fault fails it as it does the OpenAI routes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FinishReason, SimRequest } from '../request';
 import { outputText, outputTokenId, tokenize } from '../tokens';
 import { HttpError, SseWriter, baseHeaders, isObject, sendJson } from './io';
-import { abortOnClose, asIds, fitContext, optBool, optInt, optNumber, requireObject, simTiming, submit, type Job, type ServerContext } from './jobs';
+import {
+  abortOnClose,
+  asIds,
+  cutPoint,
+  fitContext,
+  optBool,
+  optInt,
+  optNumber,
+  requireObject,
+  simTiming,
+  simulatedServerError,
+  submit,
+  type Job,
+  type ServerContext,
+} from './jobs';
 
 /** The id SGLang reports in finish_reason.matched when generation stops at EOS (ours is arbitrary). */
 const EOS_ID = 2;
@@ -15,6 +29,8 @@ interface Item {
   generated: number;
   text: string;
   finish: FinishReason | null;
+  /** The error-rate fault cuts the response once this many tokens are out (Infinity: never). */
+  cutAt: number;
 }
 
 function finishInfo(it: Item): string {
@@ -58,14 +74,17 @@ export function handleGenerate(ctx: ServerContext, _req: IncomingMessage, res: S
   const rids: unknown[] = Array.isArray(body.rid) ? body.rid : [body.rid];
   const items: Item[] = prompts.map((p, i) => {
     const rid = rids[i];
-    return { rid: typeof rid === 'string' ? rid : ctx.nextId(''), promptLen: p.length, generated: 0, text: '', finish: null };
+    return { rid: typeof rid === 'string' ? rid : ctx.nextId(''), promptLen: p.length, generated: 0, text: '', finish: null, cutAt: Infinity };
   });
   const budgets = prompts.map((p) => Math.max(1, fitContext(ctx, p.length, requested, 'max_new_tokens')));
+  const failure = ctx.drawFailure();
+  if (failure === 'http-500') throw simulatedServerError();
   const started = performance.now();
   const jobs: Job[] = [];
   const out = new SseWriter(res);
   let open = items.length;
   let failed = false;
+  let cut = false;
 
   const respondWhole = (): void => {
     const out = items.map((it, i) => {
@@ -85,7 +104,20 @@ export function handleGenerate(ctx: ServerContext, _req: IncomingMessage, res: S
   };
 
   const onTokens = (it: Item, r: SimRequest, from: number, count: number, finish: FinishReason | null): void => {
+    if (cut) return;
     it.generated = from + count;
+    if (it.generated >= it.cutAt || (finish && Number.isFinite(it.cutAt))) {
+      // The error-rate fault: what is out so far, without a finish, then the connection drops (no [DONE]).
+      cut = true;
+      if (!stream) {
+        res.destroy();
+        return;
+      }
+      it.text += outputText(r.seed, from, count);
+      out.write(`data: {"text":"${it.text}","meta_info":${metaJson(it, r, started)}}\n\n`);
+      out.cut();
+      return;
+    }
     if (finish) it.finish = finish;
     if (stream) {
       // Each chunk carries the whole text so far, as SGLang's native stream does.
@@ -112,6 +144,7 @@ export function handleGenerate(ctx: ServerContext, _req: IncomingMessage, res: S
           },
         }),
       );
+      if (failure === 'cut') it.cutAt = cutPoint((jobs[i] as Job).request);
     }
   } catch (e) {
     for (const j of jobs) ctx.engine.abort(j.request, j.replica);

@@ -1,5 +1,6 @@
 // POST /v1/completions and /v1/chat/completions: OpenAI-shaped responses, streamed (SSE) or whole, with
-// include_usage / continuous_usage_stats, max_tokens / max_completion_tokens, ignore_eos and min_tokens.
+// include_usage / continuous_usage_stats, max_tokens / max_completion_tokens, ignore_eos and min_tokens; and the
+// error-rate fault's failures (HTTP 500 up front, or the stream cut partway).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FinishReason, SimRequest } from '../request';
 import { outputText } from '../tokens';
@@ -8,12 +9,14 @@ import {
   abortOnClose,
   chatPromptIds,
   completionPrompts,
+  cutPoint,
   fitContext,
   optBool,
   optInt,
   optNumber,
   requireObject,
   simTiming,
+  simulatedServerError,
   submit,
   usageJson,
   type Job,
@@ -29,6 +32,8 @@ interface Choice {
   head: string;
   tail: string;
   roleSent: boolean;
+  /** The error-rate fault cuts the response once this many tokens are out (Infinity: never). */
+  cutAt: number;
 }
 
 function modelFor(ctx: ServerContext, body: Record<string, unknown>): string {
@@ -97,6 +102,7 @@ class OpenAiReply {
   private readonly debugTiming: boolean;
   private readonly out: SseWriter;
   private open: number;
+  private cut = false;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -108,7 +114,7 @@ class OpenAiReply {
     const created = (this.created = Math.floor(Date.now() / 1000));
     const idJ = (this.idJ = JSON.stringify(this.id));
     const modelJ = (this.modelJ = JSON.stringify(p.model));
-    this.cacheReport = ctx.config.settings.cacheReport;
+    this.cacheReport = ctx.cacheReport;
     this.choices = p.prompts.map((prompt, index) => ({
       index,
       promptLen: prompt.length,
@@ -119,6 +125,7 @@ class OpenAiReply {
         : `data: {"id":${idJ},"object":"text_completion","created":${created},"model":${modelJ},"choices":[{"index":${index},"text":"`,
       tail: '',
       roleSent: false,
+      cutAt: Infinity,
     }));
     this.out = new SseWriter(res);
     this.open = this.choices.length;
@@ -157,14 +164,35 @@ class OpenAiReply {
 
   /** Tokens [from, from + count) of choice `c` were generated (finishing it when `finish` is set). */
   onTokens(c: Choice, r: SimRequest, from: number, count: number, finish: FinishReason | null, at: number): void {
-    const { chat, idJ, modelJ, created } = this;
-    const { includeUsage, continuous } = this.p;
+    if (this.cut) return;
     c.generated = from + count;
+    if (c.generated >= c.cutAt || (finish && Number.isFinite(c.cutAt))) {
+      this.cutNow(c, r, from, count, at);
+      return;
+    }
     if (finish) c.finish = finish;
     if (!this.p.stream) {
       if (finish && --this.open === 0) this.respondWhole();
       return;
     }
+    this.streamTokens(c, r, from, count, finish, at);
+    if (finish && --this.open === 0) this.finishStream();
+  }
+
+  /** The error-rate fault: the tokens so far go out without a finish_reason, then the connection drops (no [DONE]). */
+  private cutNow(c: Choice, r: SimRequest, from: number, count: number, at: number): void {
+    this.cut = true;
+    if (!this.p.stream) {
+      this.res.destroy();
+      return;
+    }
+    this.streamTokens(c, r, from, count, null, at);
+    this.out.cut();
+  }
+
+  private streamTokens(c: Choice, r: SimRequest, from: number, count: number, finish: FinishReason | null, at: number): void {
+    const { chat, idJ, modelJ, created } = this;
+    const { includeUsage, continuous } = this.p;
     if (chat && !c.roleSent) {
       c.roleSent = true;
       this.out.write(
@@ -179,7 +207,6 @@ class OpenAiReply {
         `data: {"id":${idJ},"object":"chat.completion.chunk","created":${created},"model":${modelJ},"choices":[{"index":${c.index},"delta":{},"logprobs":null,"finish_reason":"${finish}"}]${usage}}\n\n`,
       );
     }
-    if (finish && --this.open === 0) this.finishStream();
   }
 
   /** The whole (non-streamed) response. */
@@ -205,7 +232,7 @@ class OpenAiReply {
 }
 
 /** Queues one engine request per prompt; a batch refused partway aborts the prompts already queued. */
-function submitAll(ctx: ServerContext, res: ServerResponse, p: OpenAiParams, reply: OpenAiReply): void {
+function submitAll(ctx: ServerContext, res: ServerResponse, p: OpenAiParams, reply: OpenAiReply, cut: boolean): void {
   const { jobs, choices } = reply;
   let failed = false;
   try {
@@ -222,6 +249,7 @@ function submitAll(ctx: ServerContext, res: ServerResponse, p: OpenAiParams, rep
           },
         }),
       );
+      if (cut) c.cutAt = cutPoint((jobs[i] as Job).request);
     }
   } catch (e) {
     // The prompts already queued must not run for nobody.
@@ -232,8 +260,10 @@ function submitAll(ctx: ServerContext, res: ServerResponse, p: OpenAiParams, rep
 
 export function handleOpenAi(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, raw: unknown, chat: boolean): void {
   const params = readOpenAiBody(ctx, raw, chat);
+  const failure = ctx.drawFailure();
+  if (failure === 'http-500') throw simulatedServerError();
   const reply = new OpenAiReply(ctx, res, params, chat);
-  submitAll(ctx, res, params, reply);
+  submitAll(ctx, res, params, reply, failure === 'cut');
   abortOnClose(ctx, res, reply.jobs);
   if (params.stream) {
     const rid = req.headers['x-request-id'];

@@ -1,8 +1,10 @@
-// The simulated server's HTTP front: routes of the framework's API, API-key check, simulated-engine markers
-// on every response, /metrics, and the crash fault (connections dropped as if the process died).
+// The simulated server's HTTP front: routes of the framework's API (cache flushes where the real server has
+// one), API-key check, simulated-engine markers on every response, /metrics, and the crash fault (connections
+// dropped as if the process died).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ResolvedSim } from '../config';
 import type { SimEngine } from '../engine';
+import { requestFailure } from '../noise';
 import { pieceId, tokenPieces, tokenize, WORDS } from '../tokens';
 import { handleGenerate } from './native';
 import { HttpError, readJson, sendError, sendJson, sendText } from './io';
@@ -14,12 +16,21 @@ export interface HttpHooks {
   accepted(): void;
 }
 
+/** vLLM's development endpoints (POST /reset_prefix_cache among them) exist only with VLLM_SERVER_DEV_MODE set. */
+export function vllmDevMode(env: NodeJS.ProcessEnv): boolean {
+  const n = Number.parseInt(env.VLLM_SERVER_DEV_MODE ?? '0', 10);
+  return Number.isFinite(n) && n !== 0;
+}
+
 const MAX_REMEMBERED = 200_000;
 
 export class SimHttp {
   readonly server: Server;
   readonly ctx: ServerContext;
   private counter = 0;
+  /** Generation requests seen, numbering the error-rate fault's draws. */
+  private generations = 0;
+  private readonly devMode: boolean;
   private readonly pieces = new Map<number, string>();
   private readonly created = Math.floor(Date.now() / 1000);
 
@@ -27,8 +38,11 @@ export class SimHttp {
     readonly config: ResolvedSim,
     readonly engine: SimEngine,
     hooks: HttpHooks,
+    /** The server process's environment (VLLM_SERVER_DEV_MODE). */
+    env: NodeJS.ProcessEnv = {},
   ) {
     const idBase = (config.options.seed >>> 0).toString(16);
+    this.devMode = config.framework.key === 'vllm' && vllmDevMode(env);
     for (const w of WORDS) this.pieces.set(pieceId(w), w);
     this.ctx = {
       config,
@@ -36,6 +50,9 @@ export class SimHttp {
       dialect: config.framework.api,
       accepted: () => hooks.accepted(),
       nextId: (prefix) => `${prefix}sim${idBase}-${(++this.counter).toString(16).padStart(8, '0')}`,
+      drawFailure: () => requestFailure(config.launch.stream, this.generations++, config.options.errorRate),
+      // By default every framework reports cached prompt tokens, so a client can measure cache hits anywhere.
+      cacheReport: config.options.cacheReport === 'always' || config.settings.cacheReport,
       rememberPieces: (text) => {
         for (const p of tokenPieces(text)) {
           if (this.pieces.size >= MAX_REMEMBERED) return;
@@ -96,6 +113,8 @@ export class SimHttp {
         case '/health_generate':
           return this.healthGenerate(res);
         case '/flush_cache':
+          // SGLang registers it for GET and POST.
+          if (method !== 'GET' && method !== 'POST') return this.notAllowed(res);
           this.engine.flushCache();
           return sendText(res, 200, 'Cache flushed.\n');
         case '/get_model_info':
@@ -108,21 +127,21 @@ export class SimHttp {
           break;
       }
     }
+    if (api.versionRoute && path === '/version') return sendJson(res, 200, { version: this.config.framework.version });
     if (api.vllmRoutes) {
       switch (path) {
-        case '/version':
-          return sendJson(res, 200, { version: this.config.framework.version });
         case '/tokenize':
           return post((b) => this.tokenizeRoute(res, b));
         case '/detokenize':
           return post((b) => this.detokenizeRoute(res, b));
-        case '/reset_prefix_cache':
-          return post(() => {
-            this.engine.flushCache();
-            sendText(res, 200, '');
-          });
         default:
           break;
+      }
+      if (this.devMode && path === '/reset_prefix_cache') {
+        return post(() => {
+          this.engine.flushCache();
+          sendText(res, 200, '');
+        });
       }
     }
     sendJson(res, 404, { detail: 'Not Found' });
@@ -164,6 +183,11 @@ export class SimHttp {
       replicas: c.engine.replicas,
       speed: c.options.speed,
       seed: c.options.seed,
+      launch_salt: c.launch.salt,
+      noise_sigma: c.launch.sigma,
+      step_cost_factor: c.launch.stepCostFactor,
+      error_rate: c.options.errorRate,
+      fault: c.options.fault ?? null,
     };
   }
 
@@ -232,6 +256,9 @@ export class SimHttp {
       '# HELP autobench_sim_simulated 1 when this server is the autobench simulated engine.',
       '# TYPE autobench_sim_simulated gauge',
       'autobench_sim_simulated 1',
+      '# HELP autobench_sim_step_cost_factor Modelled step time multiplier of this launch (--sim-noise).',
+      '# TYPE autobench_sim_step_cost_factor gauge',
+      `autobench_sim_step_cost_factor ${this.config.launch.stepCostFactor}`,
       `${p}num_requests_running ${s.running}`,
       `${p}num_requests_waiting ${s.waiting}`,
       `${p}kv_cache_usage_perc ${s.kvUsage.toFixed(6)}`,

@@ -134,11 +134,11 @@ function metricColumns(model: ReportModel): Array<Column<CandidateRow>> {
 
 function crossTable(model: ReportModel): HTMLElement {
   if (model.best.length === 0) return h('p', { class: 'muted' }, 'No scenario has an SLA-passing candidate.');
-  type BestRow = { rank: number; c: CandidateRow };
-  const data: BestRow[] = model.best.map((b) => ({ rank: b.rank, c: model.candidates[b.row] as CandidateRow }));
+  type BestRow = { rank: number; tied: boolean; c: CandidateRow };
+  const data: BestRow[] = model.best.map((b) => ({ rank: b.rank, tied: b.tied, c: model.candidates[b.row] as CandidateRow }));
   const cols: Array<Column<BestRow>> = [
     { key: 'scenario', label: 'Scenario', num: false, value: (r) => r.c.scenario },
-    { key: 'rank', label: 'Rank', num: true, value: (r) => r.rank },
+    { key: 'rank', label: 'Rank', num: true, value: (r) => r.rank, cell: (r) => (r.tied ? `${r.rank} (tie)` : String(r.rank)) },
     { key: 'framework', label: 'Framework', num: false, value: (r) => r.c.framework },
     { key: 'candidate', label: 'Candidate', num: false, value: (r) => r.c.candidate },
     { key: 'sla', label: 'SLA', num: false, value: (r) => r.c.sla, cell: (r) => slaBadge(r.c) },
@@ -148,6 +148,23 @@ function crossTable(model: ReportModel): HTMLElement {
   return sortableTable('cross-table', 'Best candidate of each framework per scenario, ranked', cols, data).element;
 }
 
+const rps = (x: number | null): string => (x === null ? '∞' : x.toFixed(2));
+
+/** Per scenario the winner, or the tie with every tied candidate, each with its capacity interval and repeats. */
+function verdicts(model: ReportModel): HTMLElement {
+  if (model.verdicts.length === 0) return h('p', { class: 'muted' }, 'No scenario.');
+  const list = h('div', { id: 'verdict-list' });
+  for (const v of model.verdicts) {
+    const items = (v.winner ? [v.winner, ...v.ties] : []).map((c) =>
+      h('li', { attrs: { 'data-framework': c.framework, 'data-candidate': c.candidate } }, `${c.framework} ${c.candidate}: ${c.score.toFixed(2)} req/s (${rps(c.interval[0])}–${rps(c.interval[1])}), repeats ${c.repeats ? `${c.repeatsPassed}/${c.repeats}` : 'none'}`),
+    );
+    list.append(
+      h('article', { class: 'verdict', attrs: { 'data-scenario': v.scenario, 'data-decided': String(v.decided) } }, h('h3', {}, `${v.scenario}: ${v.decided ? 'winner' : v.winner ? 'tie' : 'no candidate met the SLA'}`), h('p', {}, v.summary), items.length ? h('ul', {}, ...items) : null),
+    );
+  }
+  return list;
+}
+
 function winners(model: ReportModel): HTMLElement {
   const wrap = h('div', { class: 'winners' });
   for (const w of model.winners) {
@@ -155,7 +172,7 @@ function winners(model: ReportModel): HTMLElement {
       h(
         'article',
         { class: 'winner', attrs: { 'data-scenario': w.scenario } },
-        h('h3', {}, `${w.scenario}: ${w.framework}, candidate ${w.candidate || '(unnamed)'}`),
+        h('h3', {}, `${w.scenario}: ${w.framework}, candidate ${w.candidate || '(unnamed)'}${w.tied ? ' (tied)' : ''}`),
         h('div', { class: 'command' }, h('span', { class: 'label' }, 'Launch'), h('pre', {}, code(w.serverCommand || '(not recorded)')), copyButton('Copy', () => w.serverCommand)),
         h('div', { class: 'command' }, h('span', { class: 'label' }, 'Benchmark'), h('pre', {}, code(w.benchmarkCommand || '(not recorded)')), copyButton('Copy', () => w.benchmarkCommand)),
         w.artifacts.length ? h('ul', { class: 'artifacts' }, ...w.artifacts.map((a) => h('li', {}, `${a.label}: `, code(a.value)))) : null,
@@ -289,6 +306,7 @@ function render(model: ReportModel, restored: PanelState | undefined): void {
     h(
       'main',
       {},
+      section('verdict-section', 'Verdict', h('p', { class: 'muted' }, 'A winner is named only when its SLA-capacity interval clears every other candidate\u2019s; otherwise the scenario is a tie.'), verdicts(model)),
       section('best', 'Best per framework', h('p', { class: 'muted' }, 'Best SLA-passing request throughput per framework (solid) beside the best raw throughput of any measured candidate (faint).'), bars(model)),
       section('cross', 'Cross-framework comparison', crossTable(model)),
       section('winners-section', 'Winners: exact commands', winners(model)),

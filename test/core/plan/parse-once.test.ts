@@ -3,7 +3,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseYaml } from '../../../src/core/config/yaml-doc';
-import { cleanup, planYaml, runOnSim, tempDir } from '../../runner/helpers';
+import { cleanup, planYaml, runOnSim, tempDir } from '../../support/runner';
 
 describe('plan read once', () => {
   const dirs: string[] = [];

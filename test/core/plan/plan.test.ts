@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { checkConfigText } from '../../../src/core/config/check';
 import { readRunPlan, type ReadPlanOptions } from '../../../src/core/plan/build';
 import { assertRunnable, PlanError } from '../../../src/core/plan/types';
-import { planYaml, REPO } from '../../runner/helpers';
+import { planYaml, REPO } from '../../support/runner';
 
 const DEMO = path.join(REPO, 'configs/examples/demo.plan.yaml');
 const demoText = readFileSync(DEMO, 'utf8');

@@ -8,7 +8,7 @@ import { buildReport } from '../../../src/core/results/report';
 import { readRows, type ResultRow } from '../../../src/core/results/rows';
 import { readSlaLimits } from '../../../src/core/sla/limits';
 import { judge } from '../../../src/runner/row-builder';
-import { planYaml } from '../../runner/helpers';
+import { planYaml } from '../../support/runner';
 import { rel, sourceFiles } from '../../support/source-graph';
 
 const KEY_NAME = /\b(?:max|min)_(?:p50_|p99_)?(?:ttft|tpot|e2e)_ms\b|\bmin_success_rate\b/;

@@ -1,4 +1,4 @@
-// "Run baseline" end to end in the real editor: the shipped demo plan on the simulated engine, rows written, summary opened.
+// "Run baseline" end to end in the real editor: the shipped demo plan on the simulated engine, run in the worker process, rows written, summary opened.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -67,6 +67,11 @@ test('Run baseline on the demo plan (target sim) writes rows and opens the summa
   const rowsFile = path.join(result.outDir, 'rows.jsonl');
   assert.ok(existsSync(rowsFile), 'rows.jsonl was not written');
   assert.equal(readFileSync(rowsFile, 'utf8').split('\n').filter((l) => l.trim()).length, result.rows.length);
+  // The run executed in its own process (the run worker), not on this extension host's event loop; it still wrote summary.html.
+  const manifest = JSON.parse(readFileSync(path.join(result.outDir, 'manifest.json'), 'utf8')) as { target?: { describe?: string } };
+  const runnerPid = Number(/\(pid (\d+)\)/.exec(manifest.target?.describe ?? '')?.[1]);
+  assert.ok(runnerPid > 0 && runnerPid !== process.pid, `the run's process ${manifest.target?.describe} vs the extension host pid ${process.pid}`);
+  assert.ok(existsSync(path.join(result.outDir, 'summary.html')), 'summary.html was not written');
 
   const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
   assert.ok(tab?.input instanceof vscode.TabInputWebview, `the active tab is not a webview: ${tab?.label}`);

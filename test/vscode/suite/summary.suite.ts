@@ -7,7 +7,7 @@ import { test } from './harness';
 import { extension } from './workspace';
 
 // The suite bundle lives in <repo>/out/vscode-suite; the fixture is the results tests' own.
-const FIXTURE = path.resolve(__dirname, '..', '..', 'test', 'results', 'fixtures', 'multi-framework.jsonl');
+const FIXTURE = path.resolve(__dirname, '..', '..', 'test', 'core', 'results', 'fixtures', 'multi-framework.jsonl');
 
 test('Open Benchmark Summary renders every row of a rows file in a webview', async () => {
   await extension().activate();

@@ -35,6 +35,8 @@ function dataCaveats(c: CaveatInput, out: Caveat[]): void {
     out.push({ kind: 'synthetic', text: `Synthetic workload (${synthetic.join(', ')}): good for bring-up and a first comparison, not enough to choose a production deployment; rerun with the real request distribution.` });
   }
   const smokeRows = c.work.filter((w) => w.smoke).length;
+  const claimed = c.work.filter((w) => pyGet(w.row, 'hardware.gpu_model_source') === 'plan').length;
+  if (claimed) out.push({ kind: 'fairness', text: `${claimed} row(s) name their GPU from the plan's hardware.gpu_model only: nvidia-smi did not run on the target, so the GPU was not checked.` });
   if (smokeRows) out.push({ kind: 'smoke', text: `${smokeRows} smoke row(s) (smoke: true, eager mode or CUDA graphs off): shown, never chosen as best.` });
   const flowCheck = c.work.filter((w) => {
     const n = numberOf(pyGet(w.row, 'workload.num_prompts'));

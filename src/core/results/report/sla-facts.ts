@@ -34,7 +34,8 @@ export function slaSection(work: readonly Work[], runFacts: RunFacts | undefined
     facts.push({ label: 'Source', value: sets.length === 0 ? 'none recorded (every ok row passes)' : sets.length === 1 ? 'the rows\u2019 sla blocks' : `the rows\u2019 sla blocks (${sets.length} different sets; each row judged on its own)` });
   }
   for (const [k, v] of Object.entries(limits) as Array<[SlaKey, number]>) {
-    facts.push({ label: k, value: slaTarget(k).kind === 'min-rate' ? shortNumber(v) : `${shortNumber(v)} ms (${slaLabel(k)})` });
+    const dflt = runFacts?.sla?.defaulted?.includes(k) ? ' (default: the plan sets none)' : '';
+    facts.push({ label: k, value: `${slaTarget(k).kind === 'min-rate' ? shortNumber(v) : `${shortNumber(v)} ms (${slaLabel(k)})`}${dflt}` });
   }
   return { facts, limits, deprecatedKeys };
 }

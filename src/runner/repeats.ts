@@ -1,0 +1,92 @@
+// Before a winner is named: each framework's finalists per scenario (by default the best two) re-measured at their best point, each repeat on a freshly started server.
+import type { Candidate } from '../core/candidates/candidate';
+import type { PlanFramework } from '../core/plan/types';
+import { fromPlainJson, type PyObject } from '../core/py/json';
+import { prepareWork } from '../core/results/report/work';
+import { scenarioVerdict } from '../core/results/verdict';
+import { trialKey } from './artifacts';
+import { launch, serverLogFile, stop } from './candidate';
+import { WARMUP_FIRST_TRIAL, type RunContext } from './context';
+import { measure } from './trial';
+import type { TrialRef } from './types';
+
+export const DEFAULT_REPEATS = 3;
+export const DEFAULT_FINALISTS = 2;
+
+/** A point to repeat: a scenario and the rate and concurrency its best SLA-passing trial ran at. */
+interface RepeatPoint {
+  scenario: string;
+  rate: number | 'inf';
+  concurrency: number | null;
+}
+
+function pointOf(row: PyObject, scenario: string): RepeatPoint | undefined {
+  const t = row.get('trial');
+  if (!(t instanceof Map)) return undefined;
+  const rate = t.get('rate');
+  const c = t.get('concurrency');
+  if (rate !== 'inf' && typeof rate !== 'number') return undefined;
+  return { scenario, rate, concurrency: typeof c === 'number' ? c : null };
+}
+
+/** Per candidate, the points it repeats: it is among the framework's `k` best in those scenarios. */
+export function finalists(ctx: RunContext, f: PlanFramework, k: number): Map<Candidate, RepeatPoint[]> {
+  const rows = ctx.ledger.rowsOf(f.framework).filter((r) => (r.trial as { mode?: string } | undefined)?.mode !== 'repeat');
+  const work = prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], sla: ctx.plan.sla });
+  const out = new Map<Candidate, RepeatPoint[]>();
+  for (const sc of ctx.plan.scenarios) {
+    for (const s of scenarioVerdict(work, sc.name).ranked.slice(0, k)) {
+      const cand = f.candidates.find((c) => c.id === s.candidate);
+      const point = pointOf((work[s.row] as { row: PyObject }).row, sc.name);
+      if (cand && point) out.set(cand, [...(out.get(cand) ?? []), point]);
+    }
+  }
+  return out;
+}
+
+function refOf(f: PlanFramework, cand: Candidate, p: RepeatPoint, round: number, digest: string): TrialRef {
+  const ref: TrialRef = { framework: f.framework, candidateId: cand.id, scenario: p.scenario, mode: 'repeat', rate: p.rate, concurrency: p.concurrency, round, key: '' };
+  ref.key = trialKey(ref, digest);
+  return ref;
+}
+
+/** One repeat of a finalist: a fresh server, each of its points measured once, torn down. False when cancelled. */
+async function repeatOnce(ctx: RunContext, f: PlanFramework, cand: Candidate, points: RepeatPoint[], round: number): Promise<boolean> {
+  const scenarios = ctx.plan.scenarios;
+  const refs = points.map((p) => ({ p, ref: refOf(f, cand, p, round, ctx.ledger.digest(f.framework, cand, scenarios.find((s) => s.name === p.scenario) ?? scenarios[0]!)) }));
+  const todo = refs.filter((x) => !ctx.ledger.finished(x.ref.key, cand));
+  if (todo.length === 0) return true;
+  const logFile = serverLogFile(ctx, f, `${cand.id}-repeat${round}`);
+  const launched = await launch(ctx, f, cand, logFile, 'repeat');
+  if (!launched.ok) {
+    if (launched.status === 'cancelled') return false;
+    ctx.log('warn', `${f.framework} ${cand.id}: repeat ${round} could not start: ${launched.reason}`);
+    return true;
+  }
+  try {
+    let warm = true;
+    for (const { p, ref } of todo) {
+      const sc = scenarios.find((s) => s.name === p.scenario);
+      if (!sc || ctx.aborted) break;
+      const r = await measure(ctx, { f, cand, sc, server: launched.server, logFile }, ref, warm ? WARMUP_FIRST_TRIAL : 1);
+      warm = false;
+      if (r === 'cancelled') return false;
+      if (r.dead) break;
+    }
+  } finally {
+    await stop(ctx, f, cand, launched.server);
+  }
+  return !ctx.aborted;
+}
+
+/** The repeats of a framework's finalists, round by round (so an interrupted run still has whole rounds). */
+export async function repeatFinalists(ctx: RunContext, f: PlanFramework): Promise<void> {
+  const n = ctx.opts.repeats ?? DEFAULT_REPEATS;
+  if (n <= 0 || ctx.aborted) return;
+  const chosen = finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS);
+  if (chosen.size === 0) return;
+  ctx.log('info', `${f.framework}: re-measuring ${[...chosen.keys()].map((c) => c.id).join(', ')} ${n} time(s), each on a fresh server`);
+  for (let round = 1; round <= n; round++) {
+    for (const [cand, points] of chosen) if (!(await repeatOnce(ctx, f, cand, points, round))) return;
+  }
+}

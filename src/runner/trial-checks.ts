@@ -1,0 +1,94 @@
+// What makes a measured trial trustworthy: whether the server kept pace with the offered arrivals (saturation), and the validity gates (zero or short outputs, error responses, errors in the server log, a client-bound measurement).
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type { BenchResult } from '../client';
+import type { RequestRecord } from '../client/record';
+
+/** Fewer measured requests than this: the pace is not judged (one or two requests say nothing about a rate). */
+const MIN_PACE_REQUESTS = 8;
+
+export interface Pace {
+  /** Requests per second the arrival process released (modelled units on the simulator). */
+  offered: number | null;
+  /** Requests per second completions kept over the same number of requests. */
+  kept: number | null;
+}
+
+function spanRate(times: number[]): number | null {
+  if (times.length < MIN_PACE_REQUESTS) return null;
+  const lo = Math.min(...times);
+  const hi = Math.max(...times);
+  return hi > lo ? ((times.length - 1) * 1000) / (hi - lo) : null;
+}
+
+/**
+ * Offered: the arrivals' own span (so Poisson noise in the schedule is not mistaken for the server); kept: the
+ * completions' span. A server that keeps up finishes requests as fast as they arrive; a saturated one spreads
+ * them out. Both over the measured requests; `speed` turns wall-clock rates into the modelled GPU's.
+ */
+export function paceOf(records: readonly RequestRecord[], finiteRate: boolean, speed: number): Pace {
+  if (!finiteRate) return { offered: null, kept: null };
+  const measured = records.filter((r) => !r.warmup);
+  const offered = spanRate(measured.map((r) => r.arrivalMs));
+  const kept = spanRate(measured.filter((r) => r.success).map((r) => r.startMs + r.e2eMs));
+  return { offered: offered === null ? null : offered / speed, kept: kept === null ? null : kept / speed };
+}
+
+/** Lines a server log grew by during a trial that say the server itself hit an error. */
+const LOG_ERROR = /Traceback \(most recent call last\)|\bCUDA error\b|\bout of memory\b|\bRuntimeError\b|\bERROR\b/;
+
+/** The size of a log now (where a trial starts reading it afterwards). */
+export function logSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Error lines the log gained since `from` (at most 64 KiB read). */
+export function logErrorsSince(file: string, from: number): string[] {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const size = statSync(file).size;
+    const len = Math.min(Math.max(0, size - from), 64 * 1024);
+    const buf = Buffer.alloc(len);
+    readSync(fd, buf, 0, len, size - len);
+    return buf.toString('utf8').split('\n').filter((l) => LOG_ERROR.test(l));
+  } catch {
+    return [];
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+export interface Validity {
+  valid: boolean;
+  reasons: string[];
+}
+
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** The gates every measured trial passes before its numbers may count; each failed gate is a reason. */
+/** `judgeLength`: a finite-rate trial that would pass its SLA must also have reached a steady state. */
+export function validityOf(result: BenchResult, serverLogErrors: readonly string[], judgeLength: boolean): Validity {
+  const measured = result.records.filter((r) => !r.warmup);
+  const ok = measured.filter((r) => r.success);
+  const reasons: string[] = [];
+  const zero = ok.filter((r) => r.outputTokens === 0 && r.outputLenRequested > 0).length;
+  if (zero) reasons.push(`${plural(zero, 'request')} returned 0 output tokens`);
+  const short = ok.filter((r) => r.ignoreEos === true && r.outputTokens > 0 && r.outputTokens < r.outputLenRequested).length;
+  if (short) reasons.push(`${plural(short, 'request')} returned fewer tokens than requested with ignore_eos on`);
+  const failed = measured.filter((r) => !r.success);
+  if (failed.length) {
+    const kinds = new Map<string, number>();
+    for (const r of failed) kinds.set(r.errorKind ?? 'other', (kinds.get(r.errorKind ?? 'other') ?? 0) + 1);
+    reasons.push(`${failed.length} of ${measured.length} requests failed (${[...kinds].map(([k, n]) => `${k} ×${n}`).join(', ')}); first: ${failed[0]?.error ?? '?'}`);
+  }
+  if (serverLogErrors.length) reasons.push(`the server logged ${plural(serverLogErrors.length, 'error line')} during the trial, e.g. ${serverLogErrors[0]?.trim().slice(0, 160)}`);
+  const bound = result.client.bound;
+  if (bound) reasons.push(`client-bound: ${bound}`);
+  // A burst (rate inf) has no arrival span to judge; a passing finite rate must have reached a steady state.
+  if (judgeLength && result.metrics.steady.tooShort) reasons.push(`too short for a steady state even after lengthening: ${result.metrics.steady.tooShort}`);
+  return { valid: reasons.length === 0, reasons };
+}
