@@ -99,7 +99,7 @@ function clientStats(durationMs: number, cpu: NodeJS.CpuUsage, loop: IntervalHis
     eventLoopLagP99Ms: lag(p99),
     eventLoopLagMaxMs: lag(max),
   };
-  return { ...s, bound: clientBound(s) };
+  return { ...s, bound: clientBound(s, durationMs) };
 }
 
 /** The state of one measuring loop: what is due, what is in flight, counters and the current progress window. */

@@ -296,8 +296,12 @@ export function cacheHits(ok: readonly RequestRecord[]): { cachedPromptTokens: n
   return { cachedPromptTokens: cached, cacheHitFraction: prompt > 0 ? cached / prompt : null };
 }
 
-/** Why the client, not the server, may have set the pace; null when neither limit was crossed. */
-export function clientBound(s: { eventLoopLagP99Ms: number; cpuPercent: number }): string | null {
+/** A measured window shorter than this says nothing about the client's CPU or lag (a few samples, GC and start-up threads). */
+export const CLIENT_MIN_WINDOW_MS = 1000;
+
+/** Why the client, not the server, may have set the pace; null when neither limit was crossed (or the window is too short to tell). */
+export function clientBound(s: { eventLoopLagP99Ms: number; cpuPercent: number }, windowMs = Infinity): string | null {
+  if (windowMs < CLIENT_MIN_WINDOW_MS) return null;
   const why: string[] = [];
   if (s.eventLoopLagP99Ms > CLIENT_LAG_P99_LIMIT_MS) why.push(`the client's event loop lagged ${s.eventLoopLagP99Ms.toFixed(1)} ms at p99 (limit ${CLIENT_LAG_P99_LIMIT_MS} ms)`);
   if (s.cpuPercent > CLIENT_CPU_LIMIT_PERCENT) why.push(`the client used ${s.cpuPercent.toFixed(0)}% of one core (limit ${CLIENT_CPU_LIMIT_PERCENT}%)`);

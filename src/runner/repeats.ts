@@ -3,7 +3,7 @@ import type { Candidate } from '../core/candidates/candidate';
 import type { PlanFramework } from '../core/plan/types';
 import { fromPlainJson, type PyObject } from '../core/py/json';
 import { prepareWork } from '../core/results/report/work';
-import { scenarioVerdict } from '../core/results/verdict';
+import { DECISION_MARGIN, scenarioVerdict } from '../core/results/verdict';
 import { trialKey } from './artifacts';
 import { launch, serverLogFile, stop } from './candidate';
 import { WARMUP_FIRST_TRIAL, type RunContext } from './context';
@@ -29,13 +29,17 @@ function pointOf(row: PyObject, scenario: string): RepeatPoint | undefined {
   return { scenario, rate, concurrency: typeof c === 'number' ? c : null };
 }
 
-/** Per candidate, the points it repeats: it is among the framework's `k` best in those scenarios. */
+/** Per candidate, the points it repeats: it is among the framework's `k` best in those scenarios and within the decision margin of the best. */
 export function finalists(ctx: RunContext, f: PlanFramework, k: number): Map<Candidate, RepeatPoint[]> {
   const rows = ctx.ledger.rowsOf(f.framework).filter((r) => (r.trial as { mode?: string } | undefined)?.mode !== 'repeat');
   const work = prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], sla: ctx.plan.sla });
   const out = new Map<Candidate, RepeatPoint[]>();
   for (const sc of ctx.plan.scenarios) {
-    for (const s of scenarioVerdict(work, sc.name).ranked.slice(0, k)) {
+    const ranked = scenarioVerdict(work, sc.name).ranked;
+    const top = ranked[0];
+    // A candidate already clear of the framework's best (by more than the decision margin) cannot change a verdict: no repeats.
+    const contenders = ranked.filter((c) => top && c.interval[1] * (1 + DECISION_MARGIN) > top.interval[0]);
+    for (const s of contenders.slice(0, k)) {
       const cand = f.candidates.find((c) => c.id === s.candidate);
       const point = pointOf((work[s.row] as { row: PyObject }).row, sc.name);
       if (cand && point) out.set(cand, [...(out.get(cand) ?? []), point]);

@@ -101,9 +101,12 @@ describe('autobench run (CLI)', () => {
       for (const fw of ['sglang', 'vllm']) {
         for (const cand of ['baseline', 'c1']) {
           for (const sc of ['chat', 'long']) {
-            const rounds = rows.filter((r) => r.framework === fw && r.candidate_id === cand && r.scenario === sc).sort((a, b) => ((a.trial as { round: number }).round) - (b.trial as { round: number }).round);
+            const rounds = rows.filter((r) => r.framework === fw && r.candidate_id === cand && r.scenario === sc && (r.trial as { mode: string }).mode === 'search').sort((a, b) => ((a.trial as { round: number }).round) - (b.trial as { round: number }).round);
             const state = newSearch();
-            for (const r of rounds) recordRound(state, (r.trial as { rate: number }).rate, (r.sla as { passed: boolean }).passed);
+            for (const r of rounds) {
+              assert.equal(nextRate(cfg, state), (r.trial as { rate: number }).rate, `${fw} ${cand} ${sc}: the search asked for this round's rate`);
+              recordRound(state, (r.trial as { rate: number }).rate, (r.sla as { passed: boolean }).passed);
+            }
             assert.ok(rounds.length > 0, `${fw} ${cand} ${sc} has rows`);
             assert.equal(nextRate(cfg, state), undefined, `${fw} ${cand} ${sc} search is complete`);
           }

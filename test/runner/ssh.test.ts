@@ -100,6 +100,8 @@ describe('runner over ssh (a real OpenSSH server on 127.0.0.1, the simulator shi
         outDir: path.join(dir, 'run'),
         tokenizer: TOKENIZER,
         skipSmoke: true,
+        // The rows before the lost connection are the point here: no repeats of finalists after it.
+        repeats: 0,
         stopGraceMs: 500,
         ssh: { configPath, knownHostsPath, agent: false },
         onEvent: (e) => {

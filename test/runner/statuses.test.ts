@@ -42,6 +42,8 @@ describe('runner on the simulated engine: every status', () => {
       const run = await runOnSim(PLAN, {
         outDir: path.join(dir, 'run'),
         helpDir,
+        // Statuses only: no repeats of the finalists (test/runner/verdicts.test.ts covers them).
+        repeats: 0,
         onEvent: (e) => {
           if (e.type === 'server' && e.state === 'ready' && e.pid && existsSync(`/proc/${e.pid}/cmdline`)) {
             launched.push({ pid: e.pid, cmdline: readFileSync(`/proc/${e.pid}/cmdline`, 'utf8').split('\0').filter(Boolean) });

@@ -91,6 +91,9 @@ describe('summary panel in headless Chromium', { skip: SKIP ? 'AUTOBENCH_SKIP_BR
       assert.equal(await page.locator('#candidates-table tbody tr').count(), 14);
       assert.equal(await page.locator('#cross-table tbody tr').count(), 6);
       assert.equal(await page.locator('#not-selected-table tbody tr').count(), 7);
+      // The verdict per scenario, the same as the Markdown's: one article per scenario, decided or a tie.
+      assert.equal(await page.locator('#verdict-list article.verdict').count(), await page.locator('#cross-table tbody tr').evaluateAll((rows) => new Set(rows.map((r) => r.querySelector('td')?.textContent)).size));
+      assert.match((await page.locator('#verdict-list article.verdict').first().textContent()) ?? '', /^chat: (winner|tie)/);
       assert.equal((await page.textContent('#row-count'))?.trim(), '14');
 
       const badges = await page.locator('#candidates-table .badge-pass, #candidates-table .badge-fail').allTextContents();

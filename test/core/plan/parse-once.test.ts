@@ -26,7 +26,8 @@ describe('plan read once', () => {
     // The run did everything that used to re-read the plan: a help capture it re-checked against, rows, the report.
     const manifest = JSON.parse(readFileSync(`${dir}/run/manifest.json`, 'utf8')) as { frameworks: { vllm: { help: { checked_against?: string } } } };
     assert.ok(manifest.frameworks.vllm.help.checked_against, 'flags were re-checked against the captured --help');
-    assert.equal(result.rows.filter((r) => r.status === 'ok').length, 2);
+    assert.equal(result.rows.filter((r) => r.status === 'ok' && (r.trial as { mode?: string } | undefined)?.mode === 'fixed').length, 2);
+    assert.ok(result.rows.some((r) => (r.trial as { mode?: string } | undefined)?.mode === 'repeat'), 'the finalists were repeated (and read the plan in memory too)');
     assert.ok(result.summary && existsSync(result.summary.markdown));
     assert.match(readFileSync(result.summary.markdown, 'utf8'), /Qwen\/Qwen3-8B/);
   });
