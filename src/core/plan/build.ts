@@ -37,7 +37,8 @@ export interface ReadPlanOptions {
 
 const where = (path: readonly unknown[]): string => (path.length ? path.join('.') : '(root)');
 
-function readVersions(root: Obj): Record<string, VersionRecord> {
+/** version_manifest per key, as written (every field a string; numbers written as names count). */
+export function readVersions(root: Obj): Record<string, VersionRecord> {
   const out: Record<string, VersionRecord> = {};
   if (!isObj(root.version_manifest)) return out;
   for (const [fw, rec] of Object.entries(root.version_manifest)) {
@@ -53,7 +54,8 @@ function readVersions(root: Obj): Record<string, VersionRecord> {
   return out;
 }
 
-function readSubstitutions(root: Obj): Substitution[] {
+/** substitutions / parameter_substitutions: flags the runner had to replace. */
+export function readSubstitutions(root: Obj): Substitution[] {
   const subs = root.substitutions ?? root.parameter_substitutions;
   if (!Array.isArray(subs)) return [];
   const out: Substitution[] = [];

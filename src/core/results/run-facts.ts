@@ -2,7 +2,8 @@
 // optionally with run keys (run_id, output_dir, substitutions), read into one plain record.
 import { pyStr, toJson } from '../py/value';
 import { parseYaml } from '../config/yaml-doc';
-import { readRunPlan } from '../plan/build';
+import { readRunPlan, readSubstitutions, readVersions } from '../plan/build';
+import { isObj, strOrNum, type Obj } from '../plan/read-json';
 import type { RunPlan, Substitution } from '../plan/types';
 import { readSlaLimits, type SlaReading } from '../sla/limits';
 
@@ -55,9 +56,8 @@ export interface RunFacts {
   problems: string[];
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+/** A name as written: a string, or a number written where a name was meant. */
+const str = strOrNum;
 
 /** What the report knows from a run plan in memory (the runner's own plan, or one read from a file). */
 export function runFactsFromPlan(plan: RunPlan): RunFacts {
@@ -120,16 +120,11 @@ function datasetManifest(root: Obj): RunFacts {
   m.backend = str(bench.backend);
   const slaBlock = bench.sla ?? root.sla;
   if (isObj(slaBlock)) m.sla = readSlaLimits(slaBlock);
-  if (isObj(root.version_manifest)) {
-    for (const [fw, rec] of Object.entries(root.version_manifest)) {
-      if (isObj(rec)) m.versions[fw] = { containerImage: str(rec.container_image), packageVersion: str(rec.package_version), gitCommit: str(rec.git_commit), serverHelp: str(rec.server_help), benchmarkHelp: str(rec.benchmark_help) };
-    }
-  }
+  m.versions = readVersions(root);
   const search = isObj(root.search) ? root.search : {};
   m.outputDir = str(search.output_dir) ?? str(root.output_dir) ?? str(root.artifact_dir);
   m.runId = str(root.run_id);
-  const subs = root.substitutions ?? root.parameter_substitutions;
-  if (Array.isArray(subs)) for (const s of subs) if (isObj(s) && str(s.from)) m.substitutions.push({ framework: str(s.framework), from: str(s.from) as string, to: str(s.to), reason: str(s.reason) });
+  m.substitutions = readSubstitutions(root);
   const dataset = root.dataset;
   if (!isObj(dataset)) return m;
   m.datasetKind = str(dataset.kind) ?? 'random';
