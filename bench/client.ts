@@ -25,7 +25,10 @@ const BOOST = args.includes('--boost');
 const SKIP_TIMING = args.includes('--skip-timing');
 const SKIP_TPUT = args.includes('--skip-throughput');
 
-// client-baseline.md, quiet batch (median of 3): the Python clients' errors and rates on this machine class.
+// Not measured by this script: the Python clients' errors and rates from client-baseline.md (quiet batch, median of 3,
+// 2-core box, pinned, nice -10). Every line that prints one says so, with its source and date.
+const REFERENCE = { file: '../shared/docs/research/client-baseline.md', measured: '2026-11-29' };
+const reference = (section: string): string => `reference, not measured in this run: ${REFERENCE.file} ${section}, measured ${REFERENCE.measured}`;
 const PY = {
   ttftMeanErr512: { sglang: 262.6, vllm: 170.4 },
   itlP99Err512: { sglang: 56.9, vllm: 71.3 },
@@ -207,7 +210,8 @@ async function main(): Promise<void> {
   console.log(`# bench/client: the fake server runs in its own process (127.0.0.1:${srv.port}); ${RUNS} run(s) per row, interleaved; cells are medians [min..max]`);
   console.log(`# node ${process.version}, ${cpus().length} cpus, load avg at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}; pinned: ${PIN ? 'server cpu0, client cpu1' : 'no'}; autogroup nice -10: ${BOOST && restoreNice !== undefined ? 'yes' : 'no'}`);
   console.log('# "other CPU %": what processes other than this client and its server used meanwhile (100 = one core)');
-  const met: { name: string; value: number; target: number; better: 'lower' | 'higher' }[] = [];
+  /** `value` is measured in this run; `target` derives from a reference figure (`from`). */
+  const met: { name: string; value: number; target: number; better: 'lower' | 'higher'; from: string }[] = [];
   const med2 = (rows: Row[], k: string): number => med(rows.map((x) => x[k] as number));
   const span = (v: number[], d = 1): string => `${sgn(med(v), d)} [${sgn(Math.min(...v), d)}..${sgn(Math.max(...v), d)}]`;
 
@@ -235,13 +239,13 @@ async function main(): Promise<void> {
         `| ${c} | ${n} | ${f(med2(rows, 'ttftC'))} | ${f(med2(rows, 'ttftT'))} | ${span(ttftErr)} | ${f(med2(rows, 'ttftP99C'))} | ${f(med2(rows, 'ttftP99T'))} | ${span(errs('ttftP99C', 'ttftP99T'))} | ${f(med2(rows, 'itlC'), 2)} / ${f(med2(rows, 'itlT'), 2)} | ${f(med2(rows, 'itlP99C'))} | ${f(med2(rows, 'itlP99T'))} | ${span(itlP99Err)} | ${f(med2(rows, 'tps'), 0)} (${c * 100}) | ${f(med2(rows, 'cpu'), 0)} | ${f(med2(rows, 'usPerChunk'), 1)} | ${f(med2(rows, 'rss'), 0)} | ${f(med2(rows, 'loop'))} | ${f(med2(rows, 'scpu'), 0)} | ${f(med2(rows, 'other'), 0)} | ${med2(rows, 'failed')} |`,
       );
       if (c === 512) {
-        met.push({ name: 'TTFT mean error at 512 streams (ms)', value: med(ttftErr), target: Math.min(PY.ttftMeanErr512.sglang, PY.ttftMeanErr512.vllm) / 2, better: 'lower' });
-        met.push({ name: 'ITL p99 error at 512 streams (ms)', value: med(itlP99Err), target: Math.min(PY.itlP99Err512.sglang, PY.itlP99Err512.vllm) / 2, better: 'lower' });
+        met.push({ name: 'TTFT mean error at 512 streams (ms)', value: med(ttftErr), target: Math.min(PY.ttftMeanErr512.sglang, PY.ttftMeanErr512.vllm) / 2, better: 'lower', from: `half the better Python client's, ${reference('§2b')}` });
+        met.push({ name: 'ITL p99 error at 512 streams (ms)', value: med(itlP99Err), target: Math.min(PY.itlP99Err512.sglang, PY.itlP99Err512.vllm) / 2, better: 'lower', from: `half the better Python client's, ${reference('§2b')}` });
       }
     }
-    console.log('\nThe same table in client-baseline.md (2-core box, quiet, pinned, nice -10), error ms at C = ' + CONCS.join(' / ') + ':');
+    console.log(`\nThe same table for other clients (${reference('§2b')}; 2-core box, quiet, pinned, nice -10), error ms at C = ${CONCS.join(' / ')}:`);
     for (const who of ['sglang', 'vllm', 'undiciDispatch'] as const) {
-      console.log(`- ${who === 'undiciDispatch' ? 'plain undici dispatch (Node, throwaway)' : who === 'vllm' ? 'vLLM' : 'SGLang'}: TTFT mean ${CONCS.map((c) => sgn(PY.ttftMeanErr[who]?.[c] ?? NaN)).join(' / ')}; ITL p99 ${CONCS.map((c) => sgn(PY.itlP99Err[who]?.[c] ?? NaN)).join(' / ')}`);
+      console.log(`- [reference ${REFERENCE.measured}] ${who === 'undiciDispatch' ? 'plain undici dispatch (Node, throwaway)' : who === 'vllm' ? 'vLLM' : 'SGLang'}: TTFT mean ${CONCS.map((c) => sgn(PY.ttftMeanErr[who]?.[c] ?? NaN)).join(' / ')}; ITL p99 ${CONCS.map((c) => sgn(PY.itlP99Err[who]?.[c] ?? NaN)).join(' / ')}`);
     }
   }
 
@@ -257,7 +261,7 @@ async function main(): Promise<void> {
       }
     }
     console.log('\n## Chunk rate at 0 ms gaps: TTFT 0, ITL 0, 256 tokens, rate inf, C=256, 2560 requests (10 waves)');
-    console.log('| server writes | chunks/s client | req/s | client CPU % | client µs/chunk | RSS MB | server CPU % | other CPU % | SGLang client (baseline) | ratio | failed |');
+    console.log('| server writes | chunks/s client | req/s | client CPU % | client µs/chunk | RSS MB | server CPU % | other CPU % | SGLang client chunks/s (reference) | ratio to reference | failed |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const mode of modes) {
       const rows = results.get(mode) ?? [];
@@ -266,14 +270,15 @@ async function main(): Promise<void> {
       console.log(
         `| ${mode} | ${f(med(rates), 0)} [${f(Math.min(...rates), 0)}..${f(Math.max(...rates), 0)}] | ${f(med2(rows, 'rps'), 0)} | ${f(med2(rows, 'cpu'), 0)} | ${f(med2(rows, 'usPerChunk'), 1)} | ${f(med2(rows, 'rss'), 0)} | ${f(med2(rows, 'scpu'), 0)} | ${f(med2(rows, 'other'), 0)} | ${peer} | ${(med(rates) / peer).toFixed(2)}x | ${med2(rows, 'failed')} |`,
       );
-      met.push({ name: `chunk rate at 0 ms gaps, ${mode} server writes (chunks/s)`, value: med(rates), target: peer * 1.5, better: 'higher' });
+      met.push({ name: `chunk rate at 0 ms gaps, ${mode} server writes (chunks/s)`, value: med(rates), target: peer * 1.5, better: 'higher', from: `1.5x the SGLang client's, ${reference('§2a')}` });
     }
+    console.log(`SGLang client column: ${reference('§2a')}; the other columns were measured in this run.`);
   }
 
-  console.log('\n## Targets (issue 5; Python numbers from client-baseline.md, same workloads, same machine class)');
+  console.log('\n## Targets (issue 5): values measured in this run; targets from reference figures (same workloads, same machine class)');
   for (const m of met) {
     const ok = m.better === 'lower' ? m.value <= m.target : m.value >= m.target;
-    console.log(`- ${m.name}: ${f(m.value, m.better === 'higher' ? 0 : 1)} (target ${m.better === 'lower' ? '<=' : '>='} ${f(m.target, m.better === 'higher' ? 0 : 1)}) ${ok ? 'MET' : 'NOT MET'}`);
+    console.log(`- ${m.name}: ${f(m.value, m.better === 'higher' ? 0 : 1)} (target ${m.better === 'lower' ? '<=' : '>='} ${f(m.target, m.better === 'higher' ? 0 : 1)}: ${m.from}) ${ok ? 'MET' : 'NOT MET'}`);
   }
   await srv.call({ cmd: 'stop' });
   restore();

@@ -3,17 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-
-interface Cand {
-  framework: string;
-  candidate: string;
-}
-interface ScenarioJson {
-  scenario: string;
-  decided: boolean;
-  winner: Cand | null;
-  ties: Cand[];
-}
+import { agree, candidateName, tieGroup, type ScenarioVerdictJson as ScenarioJson } from '../test/support/agreement';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,16 +14,11 @@ const runs = Number(arg('runs', '10'));
 const speed = arg('speed', '10');
 const noise = arg('noise', '0.03');
 const plan = arg('plan', join(REPO, 'configs/examples/demo.plan.yaml'));
+/** Keep the run directories here (for a closer look) instead of deleting them. */
+const keep = arg('keep', '');
 
-const id = (c: Cand | null): string => (c ? `${c.framework} ${c.candidate}` : '-');
-const group = (s: ScenarioJson): string[] => [s.winner, ...s.ties].map(id);
-
-/** Two runs agree on a scenario: the same decided winner, or both undecided with each other's winner among the ties. */
-export function agree(a: ScenarioJson, b: ScenarioJson): boolean {
-  if (a.decided && b.decided) return id(a.winner) === id(b.winner);
-  if (!a.decided && !b.decided) return group(b).includes(id(a.winner)) && group(a).includes(id(b.winner));
-  return false;
-}
+const id = candidateName;
+const group = tieGroup;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((x, y) => x - y);
@@ -42,7 +27,7 @@ function median(xs: number[]): number {
 }
 
 function main(): void {
-  const tmp = mkdtempSync(join(tmpdir(), 'autobench-verdicts-'));
+  const tmp = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'autobench-verdicts-'));
   const results: Array<{ scenarios: ScenarioJson[]; repeatShare: number; wallS: number }> = [];
   try {
     for (let seed = 1; seed <= runs; seed++) {
@@ -56,7 +41,7 @@ function main(): void {
       console.log(`run ${seed}: ${summary.scenarios.map((s) => `${s.scenario} ${s.decided ? `winner ${id(s.winner)}` : `tie [${group(s).join(', ')}]`}`).join('; ')}; repeats +${(results.at(-1)!.repeatShare * 100).toFixed(1)}% GPU-time; ${results.at(-1)!.wallS.toFixed(0)} s`);
     }
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    if (!keep) rmSync(tmp, { recursive: true, force: true });
   }
   let pairs = 0;
   let agreeing = 0;

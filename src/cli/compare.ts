@@ -2,7 +2,7 @@
 // same Markdown and CSV bytes for well-formed input, same line-numbered errors, exit 1 on a bad line).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { renderCompareCsv, renderCompareMarkdown } from '../core/results/compare';
+import { compareCsvRecords, renderCompareMarkdown } from '../core/results/compare';
 import { rankRows } from '../core/results/rank';
 import { readRows } from '../core/results/rows';
 import { UsageError } from './errors';
@@ -73,9 +73,53 @@ export function pythonPathStr(p: string): string {
   return `${lead}${parts.join('/')}` || '.';
 }
 
-function writeFile(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text, 'utf8');
+/** Why a file could not be read or written, in words (Python prints a traceback; we print one line). */
+function fsReason(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied', ENOTDIR: 'not a directory', EEXIST: 'a file is in the way' };
+  return (code && words[code]) ?? code ?? (e as Error).message;
+}
+
+/**
+ * The script opens `Path(arg)`: '' is '.', `a//b/` is `a/b`; its text is strict UTF-8 with any BOM
+ * kept (json.loads then refuses the BOM with the line it is on).
+ */
+function readInput(input: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(pythonPathStr(input));
+  } catch (e) {
+    throw new UsageError(`cannot read ${pythonPathStr(input)}: ${fsReason(e)}`, 1);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new UsageError(`cannot read ${pythonPathStr(input)}: not valid UTF-8`, 1);
+  }
+}
+
+// In unicode mode only an unpaired surrogate half is a code point of category Cs.
+const UNENCODABLE = /\p{Cs}/u;
+
+/**
+ * Path.parent.mkdir(parents=True, exist_ok=True), then the chunks as Python writes them: write_text
+ * is one chunk, csv.writer one per record. A JSON string may hold an unpaired surrogate (`"\ud800"`),
+ * which UTF-8 cannot encode: Python keeps the chunks before it (the file is already truncated) and
+ * exits 1 with UnicodeEncodeError. Any failure is exit 1, as in Python.
+ */
+function writeChunks(path: string, chunks: readonly string[]): void {
+  const target = pythonPathStr(path);
+  const bad = chunks.findIndex((c) => UNENCODABLE.test(c));
+  try {
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, (bad < 0 ? chunks : chunks.slice(0, bad)).join(''), 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot write ${target}: ${fsReason(e)}`, 1);
+  }
+  if (bad >= 0) {
+    const code = (UNENCODABLE.exec(chunks[bad] as string)?.[0] ?? '').charCodeAt(0).toString(16);
+    throw new UsageError(`cannot write ${target}: 'utf-8' codec can't encode character '\\u${code}': surrogates not allowed`, 1);
+  }
 }
 
 export function runCompare(argv: string[], io: CliIO): number {
@@ -84,17 +128,11 @@ export function runCompare(argv: string[], io: CliIO): number {
     io.out.write(`${COMPARE_HELP}\n`);
     return 0;
   }
-  const missing = [!args.input && '--input', !args.output && '--output'].filter(Boolean);
+  // argparse counts `--output ''` as given (it is Path('.'), which then fails to open).
+  const missing = [args.input === undefined && '--input', args.output === undefined && '--output'].filter(Boolean);
   if (missing.length) throw new UsageError(`the following arguments are required: ${missing.join(', ')}\n\n${COMPARE_HELP}`);
   const input = args.input as string;
-  let text: string;
-  try {
-    text = readFileSync(input, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${input}: ${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)}`, 1);
-  }
-  const read = readRows(text, pythonPathStr(input));
+  const read = readRows(readInput(input), pythonPathStr(input));
   if (!read.ok) {
     // The script exits through SystemExit(message): the bare message on stderr, status 1.
     io.err.write(`${read.message}\n`);
@@ -102,7 +140,8 @@ export function runCompare(argv: string[], io: CliIO): number {
   }
   const data = read.rows.map((r) => r.data);
   const ranked = rankRows(data);
-  writeFile(args.output as string, renderCompareMarkdown(data, ranked));
-  if (args.csv) writeFile(args.csv, renderCompareCsv(data, ranked));
+  writeChunks(args.output as string, [renderCompareMarkdown(data, ranked)]);
+  // `if args.csv:` is true for any Path, even Path('') (which is '.', and fails to open).
+  if (args.csv !== undefined) writeChunks(args.csv, compareCsvRecords(data, ranked));
   return 0;
 }

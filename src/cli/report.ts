@@ -1,7 +1,6 @@
 // `autobench report ROWS.jsonl`: the full report (workload, SLA, versions, winners' commands, reasons,
 // caveats, profiler handoff) as Markdown, CSV and a self-contained HTML summary panel.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseRunFacts, type RunFacts } from '../core/results/run-facts';
 import { buildReport } from '../core/results/report';
 import { renderReportCsv, renderReportMarkdown } from '../core/results/report-write';
@@ -11,8 +10,9 @@ import { standaloneReportHtml, type InlineAssets } from '../webview/panel-html';
 import { findPanelAssets } from '../webview/report-page';
 import { styleFor } from './colors';
 import { pythonPathStr } from './compare';
-import { parseCommand } from './args';
-import { UsageError } from './errors';
+import { parseCommand, usageLines } from './args';
+import { EnvironmentError, UsageError, errnoText } from './errors';
+import { checkOutputFile, writeOutputFile } from './output-paths';
 import type { CliIO } from './validate';
 
 export const REPORT_HELP = `usage: autobench report ROWS.jsonl [--manifest PLAN] [--md FILE] [--csv FILE]
@@ -20,10 +20,11 @@ export const REPORT_HELP = `usage: autobench report ROWS.jsonl [--manifest PLAN]
 
 The full benchmark report: workload and SLA, hardware and versions, the best
 command per framework and scenario, one cross-framework table, the winners'
-exact launch and benchmark commands, raw vs SLA-passing throughput, every
-candidate that was not selected with its reason and next step, caveats, and
-the profiler handoff when SGLang does not win. SLA verdicts are recomputed
-from the metrics.
+exact launch and benchmark commands, raw vs SLA-passing throughput, one line
+per candidate and scenario not selected (the rate it passed up to, the first
+rate that failed, why, and a next step for that reason), caveats, and the
+profiler handoff when SGLang does not win. SLA verdicts are recomputed from
+the metrics.
 
 options:
   --manifest PLAN  the run plan or cookbook config (YAML or JSON) the rows came
@@ -38,12 +39,15 @@ options:
 
 With no --md/--csv/--html the Markdown goes to stdout.
 
-exit status: 0 written, 1 a row or file could not be read, 2 bad arguments`;
+Output paths are checked writable before the rows are read.
+
+exit status: 0 written, 1 a row or file could not be read or written,
+2 bad arguments (an output path that is a folder included)`;
 
 /** The built panel bundle, or a clear error when it is missing. */
 export function loadPanelAssets(): InlineAssets {
   const assets = findPanelAssets();
-  if (!assets) throw new UsageError('the summary panel bundle (dist/webview/summary.js) is missing; run npm run build', 1);
+  if (!assets) throw new EnvironmentError('the summary panel bundle (dist/webview/summary.js) is missing; run npm run build');
   return assets;
 }
 
@@ -51,14 +55,17 @@ function readText(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)}`, 1);
+    throw new EnvironmentError(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errnoText(e)}`);
   }
 }
 
-function writeFile(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text, 'utf8');
+/** Every output path, checked writable before the rows are read (and the panel bundle, when HTML is asked for). */
+function checkOutputs(values: { md?: string; csv?: string; html?: string }): InlineAssets | undefined {
+  for (const flag of ['md', 'csv', 'html'] as const) {
+    const path = values[flag];
+    if (path !== undefined) checkOutputFile(path, `--${flag}`);
+  }
+  return values.html !== undefined ? loadPanelAssets() : undefined;
 }
 
 const MAX_WARNINGS = 20;
@@ -78,8 +85,9 @@ export function runReport(argv: string[], io: CliIO): number {
   );
   if (!parsed) return 0;
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) throw new UsageError(`report needs exactly one ROWS.jsonl\n\n${REPORT_HELP}`);
+  if (positionals.length !== 1) throw new UsageError(`report needs exactly one ROWS.jsonl\n\n${usageLines(REPORT_HELP)}`);
   const rowsFile = positionals[0] as string;
+  const assets = checkOutputs(values);
   const read = readRows(readText(rowsFile, 'rows'), pythonPathStr(rowsFile));
   if (!read.ok) {
     io.err.write(`${read.message}\n`);
@@ -103,9 +111,9 @@ export function runReport(argv: string[], io: CliIO): number {
     issues,
   });
   const wrote = values.md !== undefined || values.csv !== undefined || values.html !== undefined;
-  if (values.html !== undefined) writeFile(values.html, standaloneReportHtml(model, loadPanelAssets(), createNonce()));
-  if (values.md !== undefined) writeFile(values.md, renderReportMarkdown(model));
-  if (values.csv !== undefined) writeFile(values.csv, renderReportCsv(model));
+  if (values.html !== undefined && assets) writeOutputFile(values.html, standaloneReportHtml(model, assets, createNonce()), '--html');
+  if (values.md !== undefined) writeOutputFile(values.md, renderReportMarkdown(model), '--md');
+  if (values.csv !== undefined) writeOutputFile(values.csv, renderReportCsv(model), '--csv');
   if (!wrote) io.out.write(renderReportMarkdown(model));
   return 0;
 }

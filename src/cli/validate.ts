@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { checkConfigText } from '../core/config/check';
 import { collectConfigFiles } from '../core/config/files';
 import { fileReport, type FileReport } from '../core/config/report';
-import { loadSnapshotFlags } from '../core/config/snapshot-flags';
+import { loadSnapshotFlags, type IgnoredCapture, type LoadedSnapshots } from '../core/config/snapshot-flags';
 import type { SnapshotFlags } from '../core/config/known-flags';
 import { styleFor } from './colors';
 import { parseCommand } from './args';
@@ -19,9 +19,11 @@ JSON Schema, and the server flags each framework's CLI accepts.
 PATH              a config file, or a folder searched recursively for *.yaml / *.yml
 
 options:
-  --help-dir DIR   check flags against the captured --help texts in DIR
-                   (sglang*launch*, vllm*serve*, trtllm*serve*, tokenspeed*serve*);
-                   frameworks without a snapshot there use the built-in table
+  --help-dir DIR   check flags against the captured --help texts in DIR and
+                   its sub-folders (*.txt named sglang*launch*, vllm*serve*,
+                   trtllm*serve*, tokenspeed*serve*); frameworks without a
+                   snapshot there, or with only empty captures, use the
+                   built-in table
   --print-commands for each config without errors, print '# <file> <framework>'
                    and the baseline command of each enabled framework
   --json           print one JSON array: per file its errors, warnings and every
@@ -41,6 +43,33 @@ exit status: 0 no errors, 1 a config has errors, 2 bad arguments`;
 export interface CliIO {
   out: NodeJS.WriteStream;
   err: NodeJS.WriteStream;
+}
+
+function ignoredLine(c: IgnoredCapture, loaded: LoadedSnapshots): string {
+  const what = c.why === 'empty' ? 'is empty' : 'names no --option';
+  const then = loaded.flags[c.framework] ? `${c.framework} flags come from the other captures` : `${c.framework} flags are checked against the built-in table`;
+  return `${c.path}: the captured --help ${what} (a failed capture?); ignored, so ${then}; capture it again`;
+}
+
+/** The snapshots of a `--help-dir` folder (searched recursively); what was left out goes to stderr as warnings unless `quiet`. */
+function loadHelpDir(helpDir: string, io: CliIO, quiet: boolean): SnapshotFlags {
+  let isDir = false;
+  try {
+    isDir = statSync(helpDir).isDirectory();
+  } catch {
+    /* reported below */
+  }
+  if (!isDir) throw new UsageError(`--help-dir ${helpDir}: no such directory; point it at the folder of captured --help texts`);
+  const loaded = loadSnapshotFlags(helpDir);
+  if (quiet) return loaded.flags;
+  const warn = styleFor(io.err).yellow('warning');
+  for (const c of loaded.ignored) io.err.write(`${warn}: ${ignoredLine(c, loaded)}\n`);
+  if (loaded.missing.length === 4) {
+    io.err.write(
+      `${warn}: --help-dir ${helpDir} holds no server snapshot (names like sglang_launch_server.txt, vllm_serve_all.txt, trtllm_serve.txt, tokenspeed_serve.txt, in it or a folder below); flags are checked against the built-in table\n`,
+    );
+  }
+  return loaded.flags;
 }
 
 export function runValidate(argv: string[], io: CliIO): number {
@@ -64,24 +93,8 @@ export function runValidate(argv: string[], io: CliIO): number {
   if (format !== 'plain' && format !== 'gcc') throw new UsageError(`--format must be plain or gcc, got '${format}'`);
 
   const errStyle = styleFor(io.err);
-  let snapshots: SnapshotFlags | undefined;
   const helpDir = values['help-dir'];
-  if (helpDir !== undefined) {
-    let isDir = false;
-    try {
-      isDir = statSync(helpDir).isDirectory();
-    } catch {
-      /* reported below */
-    }
-    if (!isDir) throw new UsageError(`--help-dir ${helpDir}: no such directory; point it at the folder of captured --help texts`);
-    const loaded = loadSnapshotFlags(helpDir);
-    snapshots = loaded.flags;
-    if (loaded.missing.length === 4) {
-      io.err.write(
-        `${errStyle.yellow('warning')}: --help-dir ${helpDir} holds no server snapshot (names like sglang_launch_server.txt, vllm_serve_all.txt, trtllm_serve.txt, tokenspeed_serve.txt); flags are checked against the built-in table\n`,
-      );
-    }
-  }
+  const snapshots = helpDir === undefined ? undefined : loadHelpDir(helpDir, io, values.quiet === true);
 
   const { files, problems } = collectConfigFiles(positionals);
   let failed = problems.length > 0;

@@ -1,5 +1,6 @@
 // The small, untimed requests around a run: readiness and model lookup (/v1/models), cache flush, /server_info.
 import type { Dispatcher } from 'undici';
+import { BenchSetupError, unreachableReason } from './setup';
 
 export interface SimpleResponse {
   status: number;
@@ -30,9 +31,10 @@ function firstModel(body: string): string | undefined {
 
 /**
  * Polls GET /v1/models once a second until it answers 200 or `timeoutS` passes (0: one try).
- * Returns the first model id the server lists (undefined when it lists none).
+ * Returns the first model id the server lists (undefined when it lists none). With `failFast` (nobody is
+ * starting the server for us) a refused connection or an unknown host ends the wait at once.
  */
-export async function waitReady(pool: Dispatcher, basePath: string, headers: Record<string, string>, timeoutS: number, signal?: AbortSignal): Promise<string | undefined> {
+export async function waitReady(pool: Dispatcher, basePath: string, headers: Record<string, string>, timeoutS: number, signal?: AbortSignal, failFast = false): Promise<string | undefined> {
   const deadline = performance.now() + timeoutS * 1000;
   let last = '';
   for (;;) {
@@ -43,8 +45,10 @@ export async function waitReady(pool: Dispatcher, basePath: string, headers: Rec
       last = `HTTP ${r.status}: ${r.body.slice(0, 200)}`;
     } catch (e) {
       last = `${(e as Error).message}`;
+      const unreachable = failFast ? unreachableReason(e) : undefined;
+      if (unreachable) throw new BenchSetupError('unreachable', `cannot reach the server: ${unreachable} (GET ${basePath}/v1/models: ${last})`);
     }
-    if (performance.now() + 1000 > deadline) throw new Error(`server not ready after ${timeoutS} s (GET ${basePath}/v1/models: ${last})`);
+    if (performance.now() + 1000 > deadline) throw new BenchSetupError('not-ready', `server not ready after ${timeoutS} s (GET ${basePath}/v1/models: ${last})`);
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
@@ -54,7 +58,7 @@ export async function flushCache(pool: Dispatcher, basePath: string, flushPath: 
   const r = await simpleRequest(pool, 'POST', `${basePath}${flushPath}`, headers, 60_000);
   if (r.status >= 200 && r.status < 300) return 'ok';
   if (r.status === 404 || r.status === 405) return `unsupported (POST ${flushPath}: HTTP ${r.status})`;
-  throw new Error(`cache flush failed: POST ${flushPath}: HTTP ${r.status} ${r.body.slice(0, 200)}`);
+  throw new BenchSetupError('flush-failed', `cache flush failed: POST ${flushPath}: HTTP ${r.status} ${r.body.slice(0, 200)}`);
 }
 
 export async function serverInfo(pool: Dispatcher, basePath: string, headers: Record<string, string>): Promise<unknown> {

@@ -6,6 +6,7 @@ import type { Workload, WorkloadRow } from '../core/workload/types';
 import { arrivalSchedule } from './arrivals';
 import { apiFor, type BodyOptions } from './backends';
 import { flushCache, preconnect, serverInfo, waitReady } from './control';
+import { BenchSetupError, parseBaseUrl } from './setup';
 import { measure, type RunContext } from './measure';
 import { computeMetrics } from './metrics';
 import type { RequestRecord } from './record';
@@ -14,14 +15,9 @@ import type { BenchHooks, BenchOptions, BenchResult } from './types';
 const WARMUP_OUTPUT_CAP = 32;
 
 function originAndPath(baseUrl: string): { origin: string; basePath: string } {
-  let u: URL;
-  try {
-    u = new URL(baseUrl);
-  } catch {
-    throw new Error(`--base-url ${baseUrl}: not a URL`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--base-url ${baseUrl}: only http and https`);
-  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
+  const parsed = parseBaseUrl(baseUrl);
+  if (!parsed.ok) throw new BenchSetupError('bad-url', `--base-url ${parsed.problem}`);
+  return parsed;
 }
 
 /**
@@ -52,11 +48,11 @@ export async function runBenchmark(workload: Workload, options: BenchOptions, ho
     let model = options.model;
     const readyTimeout = options.readyCheckTimeoutS ?? 60;
     if (readyTimeout > 0 || !model) {
-      const listed = await waitReady(pool, basePath, headers, readyTimeout, hooks.signal);
+      const listed = await waitReady(pool, basePath, headers, readyTimeout, hooks.signal, options.failFastUnreachable ?? false);
       model ??= listed;
     }
     if (!model) {
-      if (api.kind !== 'native') throw new Error(`cannot tell the model: GET ${basePath}/v1/models listed none; pass --model`);
+      if (api.kind !== 'native') throw new BenchSetupError('no-model', `cannot tell the model: GET ${basePath}/v1/models listed none; pass --model`);
       model = '';
     }
     const bodyOpts: BodyOptions = {
@@ -83,7 +79,7 @@ export async function runBenchmark(workload: Workload, options: BenchOptions, ho
       warmup = (await measure(ctx, rows, new Float64Array(warmupN), maxConcurrency, true)).records;
       if (hooks.signal?.aborted) throw new Error('the run was cancelled during warmup');
       if (warmup.every((r) => !r.success)) {
-        throw new Error(`every warmup request failed; first error: ${warmup[0]?.error ?? 'unknown'}`);
+        throw new BenchSetupError('warmup-failed', `every warmup request failed; first error: ${warmup[0]?.error ?? 'unknown'}`);
       }
     }
     let flush = 'not requested';

@@ -41,6 +41,11 @@ export interface BenchOptions {
   requestTimeoutS?: number;
   /** Wait this long for GET /v1/models (default 60; 0: one try). */
   readyCheckTimeoutS?: number;
+  /**
+   * Nobody is starting the server for this run (plain `autobench bench`): a refused connection or an unknown
+   * host ends the ready check at once instead of polling until the timeout (default false).
+   */
+  failFastUnreachable?: boolean;
   goodput?: GoodputSlo;
   /** Counts output tokens when the server reports none (after the run, never while measuring). */
   tokenizer?: TokenizerLike;

@@ -31,6 +31,8 @@ export class RunContext {
   plannedTrials = 0;
   /** Rows of a changed plan a resume moved aside. */
   movedAside = 0;
+  /** Per framework × candidate × scenario, what its last trial needed for a steady state: later trials (repeats too) start that long. */
+  readonly trialNeeds = new Map<string, { e2eS: number; minCompleted: number }>();
   private cancelled = false;
   readonly healthTimeoutMs: number;
   readonly trialTimeoutMs: number;

@@ -7,7 +7,7 @@ import { DECISION_MARGIN, scenarioVerdict } from '../core/results/verdict';
 import { trialKey } from './artifacts';
 import { launch, serverLogFile, stop } from './candidate';
 import { WARMUP_FIRST_TRIAL, type RunContext } from './context';
-import { measure } from './trial';
+import { measure, warmUpAt } from './trial';
 import type { TrialRef } from './types';
 
 export const DEFAULT_REPEATS = 3;
@@ -38,7 +38,12 @@ export function finalists(ctx: RunContext, f: PlanFramework, k: number): Map<Can
     const ranked = scenarioVerdict(work, sc.name).ranked;
     const top = ranked[0];
     // A candidate already clear of the framework's best (by more than the decision margin) cannot change a verdict: no repeats.
-    const contenders = ranked.filter((c) => top && c.interval[1] * (1 + DECISION_MARGIN) > top.interval[0]);
+    // Among contenders with the same score, one already chosen for another scenario goes first: its fresh server
+    // measures both points, so the repeats cost one launch instead of two.
+    const chosen = (id: string) => [...out.keys()].some((c) => c.id === id);
+    const contenders = ranked
+      .filter((c) => top && c.interval[1] * (1 + DECISION_MARGIN) > top.interval[0])
+      .sort((a, b) => b.score - a.score || Number(chosen(b.candidate)) - Number(chosen(a.candidate)));
     for (const s of contenders.slice(0, k)) {
       const cand = f.candidates.find((c) => c.id === s.candidate);
       const point = pointOf((work[s.row] as { row: PyObject }).row, sc.name);
@@ -72,7 +77,9 @@ async function repeatOnce(ctx: RunContext, f: PlanFramework, cand: Candidate, po
     for (const { p, ref } of todo) {
       const sc = scenarios.find((s) => s.name === p.scenario);
       if (!sc || ctx.aborted) break;
-      const r = await measure(ctx, { f, cand, sc, server: launched.server, logFile }, ref, warm ? WARMUP_FIRST_TRIAL : 1);
+      const s = { f, cand, sc, server: launched.server, logFile };
+      if (warm && (await warmUpAt(ctx, s, p.rate, p.concurrency)) === 'cancelled') return false;
+      const r = await measure(ctx, s, ref, warm ? WARMUP_FIRST_TRIAL : 1);
       warm = false;
       if (r === 'cancelled') return false;
       if (r.dead) break;

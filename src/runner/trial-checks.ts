@@ -2,6 +2,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { BenchResult } from '../client';
 import type { RequestRecord } from '../client/record';
+import { HOST_BOUND_MARK } from '../sim/options';
 
 /** Fewer measured requests than this: the pace is not judged (one or two requests say nothing about a rate). */
 const MIN_PACE_REQUESTS = 8;
@@ -45,8 +46,20 @@ export function logSize(file: string): number {
   }
 }
 
-/** Error lines the log gained since `from` (at most 64 KiB read). */
-export function logErrorsSince(file: string, from: number): string[] {
+/** What a server log gained during a trial: error lines, and the simulated engine's host-bound notes. */
+export interface LogNotes {
+  errors: string[];
+  hostBound: string[];
+}
+
+/** The error lines and host-bound notes the log gained since `from`. */
+export function logNotesSince(file: string, from: number): LogNotes {
+  const lines = logLinesSince(file, from);
+  return { errors: lines.filter((l) => LOG_ERROR.test(l)), hostBound: lines.filter((l) => l.includes(HOST_BOUND_MARK)) };
+}
+
+/** Lines the log gained since `from` (at most 64 KiB read). */
+function logLinesSince(file: string, from: number): string[] {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
@@ -54,7 +67,7 @@ export function logErrorsSince(file: string, from: number): string[] {
     const len = Math.min(Math.max(0, size - from), 64 * 1024);
     const buf = Buffer.alloc(len);
     readSync(fd, buf, 0, len, size - len);
-    return buf.toString('utf8').split('\n').filter((l) => LOG_ERROR.test(l));
+    return buf.toString('utf8').split('\n');
   } catch {
     return [];
   } finally {
@@ -65,13 +78,17 @@ export function logErrorsSince(file: string, from: number): string[] {
 export interface Validity {
   valid: boolean;
   reasons: string[];
+  /** Every reason is the measuring machine's, not the server's (client-bound, host-bound): measure again rather than judge. */
+  environmental?: boolean;
+  /** Earlier attempts of this trial discarded as environmental, with their reasons. */
+  remeasured?: string[];
 }
 
 const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** The gates every measured trial passes before its numbers may count; each failed gate is a reason. */
 /** `judgeLength`: a finite-rate trial that would pass its SLA must also have reached a steady state. */
-export function validityOf(result: BenchResult, serverLogErrors: readonly string[], judgeLength: boolean): Validity {
+export function validityOf(result: BenchResult, log: LogNotes, judgeLength: boolean): Validity {
   const measured = result.records.filter((r) => !r.warmup);
   const ok = measured.filter((r) => r.success);
   const reasons: string[] = [];
@@ -85,10 +102,13 @@ export function validityOf(result: BenchResult, serverLogErrors: readonly string
     for (const r of failed) kinds.set(r.errorKind ?? 'other', (kinds.get(r.errorKind ?? 'other') ?? 0) + 1);
     reasons.push(`${failed.length} of ${measured.length} requests failed (${[...kinds].map(([k, n]) => `${k} ×${n}`).join(', ')}); first: ${failed[0]?.error ?? '?'}`);
   }
-  if (serverLogErrors.length) reasons.push(`the server logged ${plural(serverLogErrors.length, 'error line')} during the trial, e.g. ${serverLogErrors[0]?.trim().slice(0, 160)}`);
+  if (log.errors.length) reasons.push(`the server logged ${plural(log.errors.length, 'error line')} during the trial, e.g. ${log.errors[0]?.trim().slice(0, 160)}`);
+  const env: string[] = [];
   const bound = result.client.bound;
-  if (bound) reasons.push(`client-bound: ${bound}`);
+  if (bound) env.push(`client-bound: ${bound}`);
+  if (log.hostBound.length) env.push(`host-bound: the simulated engine fell behind real time ${log.hostBound.length === 1 ? 'once' : `${log.hostBound.length} times`} during the trial (the machine is busy)`);
   // A burst (rate inf) has no arrival span to judge; a passing finite rate must have reached a steady state.
   if (judgeLength && result.metrics.steady.tooShort) reasons.push(`too short for a steady state even after lengthening: ${result.metrics.steady.tooShort}`);
-  return { valid: reasons.length === 0, reasons };
+  const all = [...reasons, ...env];
+  return { valid: all.length === 0, reasons: all, ...(env.length > 0 && reasons.length === 0 ? { environmental: true } : {}) };
 }

@@ -9,9 +9,10 @@ import { backendFor, benchmarkCommand, rawResult, runTrial, type TrialOutcome, t
 import { WARMUP_FIRST_TRIAL, WARMUP_LATER, type RunContext } from './context';
 import { bracketOf, describeSearch, newSearch, nextRate, recordRound } from './rate-search';
 import { judge, measuredRow, metricsBlock } from './row-builder';
-import { logErrorsSince, logSize, paceOf, validityOf } from './trial-checks';
+import { logNotesSince, logSize, paceOf, validityOf, type Validity } from './trial-checks';
 import { failureOf, type LiveServer } from './server';
 import type { TrialRef } from './types';
+import type { Workload } from '../core/workload';
 
 /** A trial's end for the scenario loop: its row, a cancel, or the failure that ended the server. */
 type Measured = ResultRow | 'cancelled' | { status: RowStatus; reason: string };
@@ -109,11 +110,13 @@ async function classify(ctx: RunContext, s: ScenarioRun, outcome: Exclude<TrialO
   }
 }
 
-/** Whether a result would meet the plan's SLA (latencies, success rate, pace) before the validity gates. */
-function passesSla(ctx: RunContext, r: BenchResult, finiteRate: boolean): boolean {
+/** Whether a result would meet the plan's SLA (latencies, success rate, and with `pace` the pace) before the validity gates. */
+function passesSla(ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = true): boolean {
   const metrics = { ...metricsBlock(r.metrics, ctx.speed) };
-  const pace = paceOf(r.records, finiteRate, ctx.speed);
-  Object.assign(metrics, { offered_request_rate: pace.offered, completion_request_rate: pace.kept });
+  if (pace) {
+    const p = paceOf(r.records, finiteRate, ctx.speed);
+    Object.assign(metrics, { offered_request_rate: p.offered, completion_request_rate: p.kept });
+  }
   return judge({ framework: 'x', status: 'ok', metrics }, ctx.plan.sla).passed;
 }
 
@@ -123,14 +126,26 @@ const WARMUP_PROMPT_SET = 999_999;
 /** A trial may grow to this many times the plan's prompts before a too-short measurement is called invalid. */
 export const MAX_LENGTHEN = 8;
 
+/** Requests a trial at `wallRate` needs for a steady state: arrivals spanning 3 median E2E latencies, and the middle 80% holding the completions the window needs. */
+function neededRequests(n: { e2eS: number; minCompleted: number }, wallRate: number): number {
+  return Math.max(3 * n.e2eS * wallRate + 1, n.minCompleted / 0.8);
+}
+
+function needsOf(r: BenchResult): { e2eS: number; minCompleted: number } {
+  return { e2eS: (r.metrics.e2e.median ?? 0) / 1000, minCompleted: r.metrics.steady.minCompleted };
+}
+
 /** The next length (× the plan's prompts) that should reach a steady state, or undefined when none within MAX_LENGTHEN is longer. */
 function lengthenFactor(r: BenchResult, wallRate: number, numPrompts: number, factor: number): number | undefined {
   if (factor >= MAX_LENGTHEN) return undefined;
-  const m = r.metrics;
-  const e2eS = (m.e2e.median ?? 0) / 1000;
-  // Arrivals must span 3 median E2E latencies, and the middle 80% must hold the completions the window needs.
-  const needed = Math.max(3 * e2eS * wallRate + 1, m.steady.minCompleted / 0.8);
-  return Math.min(MAX_LENGTHEN, Math.max(factor * 2, Math.ceil((1.25 * needed) / numPrompts)));
+  return Math.min(MAX_LENGTHEN, Math.max(factor * 2, Math.ceil((1.25 * neededRequests(needsOf(r), wallRate)) / numPrompts)));
+}
+
+/** Where a trial starts: as long as the candidate's last trial in this scenario says this rate needs (1: the plan's prompts). */
+function startFactor(ctx: RunContext, key: string, wallRate: number): number {
+  const n = ctx.trialNeeds.get(key);
+  if (!n || !Number.isFinite(wallRate)) return 1;
+  return Math.min(MAX_LENGTHEN, Math.max(1, Math.ceil(neededRequests(n, wallRate) / ctx.plan.bench.numPrompts)));
 }
 
 /**
@@ -146,24 +161,59 @@ function promptSetOf(ctx: RunContext, ref: TrialRef): number {
 }
 
 function rawPath(s: ScenarioRun, ref: TrialRef): string {
-  const name = ref.mode === 'search' ? `search-c${ref.concurrency ?? 'none'}-round${ref.round}-rate${ref.rate}` : `fixed-c${ref.concurrency ?? 'none'}-rate${ref.rate}`;
+  const c = `c${ref.concurrency ?? 'none'}`;
+  const name = ref.mode === 'search' ? `search-${c}-round${ref.round}-rate${ref.rate}` : ref.mode === 'repeat' ? `repeat${ref.round}-${c}-rate${ref.rate}` : `fixed-${c}-rate${ref.rate}`;
   return `trials/${safeName(s.f.framework)}/${safeName(s.cand.id)}/${safeName(s.sc.name)}/${safeName(name)}.json`;
 }
 
-/** One trial: the row it produced (dead: the server or the connection is gone), or 'cancelled' (no row). */
-export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, warmup: number): Promise<{ row: ResultRow; dead: boolean } | 'cancelled'> {
-  const fw = s.f.framework;
-  const speed = ctx.speed;
+/** The client's settings for a trial at `rate` (modelled req/s) on this server. */
+function settingsOf(ctx: RunContext, s: ScenarioRun, rate: number | 'inf', concurrency: number | null, warmup: number): TrialSettings {
   const b = ctx.plan.bench;
-  const settings: TrialSettings = { backend: backendFor(fw, b.endpoint), wallRate: ref.rate === 'inf' ? Infinity : ref.rate * speed, concurrency: ref.concurrency, warmupRequests: warmup, seed: b.seed, extraBody: b.extraBody, timeoutMs: ctx.trialTimeoutMs };
-  const set = promptSetOf(ctx, ref);
-  let workload = ctx.workloads.for(s.sc, set);
+  const settings: TrialSettings = { backend: backendFor(s.f.framework, b.endpoint), wallRate: rate === 'inf' ? Infinity : rate * ctx.speed, concurrency, warmupRequests: warmup, seed: b.seed, extraBody: b.extraBody, timeoutMs: ctx.trialTimeoutMs };
   const warmupRow = ctx.workloads.for(s.sc, WARMUP_PROMPT_SET).rows[0];
   if (warmupRow) settings.warmupRow = warmupRow;
-  const logStart = logSize(s.logFile);
-  ctx.trialIndex++;
-  ctx.emit({ type: 'trial-start', ...ref, index: ctx.trialIndex, of: Math.max(ctx.plannedTrials, ctx.trialIndex), numPrompts: workload.rows.length });
+  return settings;
+}
+
+/** Modelled seconds of load a fresh server gets at the rate of its first measurement before it (not recorded). */
+export const FRESH_WARMUP_S = 5;
+
+/**
+ * A freshly started server's warm-up at the rate of its first measured trial, with prompts no trial sends and the
+ * results discarded: a repeat then starts as warm as the search's later rounds, which ran after lower-rate rounds
+ * (measured on the simulator: without it, repeats' first trials read 5-30x the search's TTFT at the same rate).
+ */
+export async function warmUpAt(ctx: RunContext, s: ScenarioRun, rate: number | 'inf', concurrency: number | null): Promise<'ok' | 'cancelled'> {
+  const numPrompts = ctx.plan.bench.numPrompts;
+  const wanted = rate === 'inf' ? numPrompts : Math.max(numPrompts, Math.ceil(rate * FRESH_WARMUP_S));
+  const workload = ctx.workloads.for(s.sc, WARMUP_PROMPT_SET, Math.min(MAX_LENGTHEN, Math.ceil(wanted / numPrompts)));
+  ctx.log('info', `${s.f.framework} ${s.cand.id}: warming the fresh server up with ${workload.rows.length} requests at ${rate} req/s (not recorded)`);
+  const outcome = await runTrial(s.server, workload, settingsOf(ctx, s, rate, concurrency, WARMUP_FIRST_TRIAL), {
+    signal: ctx.signal,
+    onConnectionLost: (fn) => ctx.target.executor.onConnectionLost((e) => fn(e.message)),
+    onProgress: () => undefined,
+  });
+  return outcome.kind === 'cancelled' ? 'cancelled' : 'ok';
+}
+
+/** A trial invalid only because of the measuring machine (client-bound, host-bound) is measured again this many times. */
+export const MAX_REMEASURE = 2;
+/** Prompt sets of re-measurements: never a set an earlier trial on that server sent. */
+const REMEASURE_SET_STRIDE = 200_000;
+
+interface Attempt {
+  outcome: Exclude<TrialOutcome, { kind: 'cancelled' }>;
+  workload: Workload;
+  validity: Validity | undefined;
+}
+
+/** The client's run of a trial, lengthened until it reaches a steady state (or MAX_LENGTHEN); 'cancelled' when cancelled. */
+async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings: TrialSettings, set: number): Promise<Omit<Attempt, 'validity'> | 'cancelled'> {
+  const speed = ctx.speed;
   const t = (x: number | null) => (x === null ? null : x * speed);
+  const needsKey = [s.f.framework, s.cand.id, s.sc.name].join('\u0000');
+  let factor = startFactor(ctx, needsKey, settings.wallRate);
+  let workload = ctx.workloads.for(s.sc, set, factor);
   const once = () =>
     runTrial(s.server, workload, settings, {
       signal: ctx.signal,
@@ -171,23 +221,66 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
       onProgress: (p: BenchProgress) =>
         ctx.emit({ type: 'trial-progress', ...ref, total: p.total, completed: p.completed, failed: p.failed, inFlight: p.inFlight, elapsedS: p.elapsedS, requestsPerS: p.requestsPerS / speed, outputTokensPerS: p.outputTokensPerS / speed, ttftMsP50: t(p.ttftMsP50), tpotMsP50: t(p.tpotMsP50) }),
     });
+  // Only a trial whose latencies meet the SLA says what this scenario needs (a saturated one's E2E is its queue).
+  const remember = (o: TrialOutcome) => {
+    if (o.kind === 'done' && passesSla(ctx, o.result, true, false)) ctx.trialNeeds.set(needsKey, needsOf(o.result));
+  };
   let outcome = await once();
+  remember(outcome);
   // A trial too short to reach a steady state is lengthened (more prompts, same rate), not trusted.
-  // A short trial that already misses the SLA would only miss it by more when longer (queues grow): that verdict stands.
-  for (let factor = 1; outcome.kind === 'done' && ref.rate !== 'inf' && outcome.result.metrics.steady.tooShort && passesSla(ctx, outcome.result, true); ) {
+  // A short trial whose latencies already miss the SLA would only miss it by more when longer (queues grow): that
+  // verdict stands. Its pace is another matter: over a few dozen requests the completions' span is mostly the spread
+  // of their latencies, so a short trial that misses only on pace is lengthened too.
+  while (outcome.kind === 'done' && ref.rate !== 'inf' && outcome.result.metrics.steady.tooShort && passesSla(ctx, outcome.result, true, false)) {
     const next = lengthenFactor(outcome.result, settings.wallRate, ctx.plan.bench.numPrompts, factor);
     if (next === undefined) break;
     ctx.log('info', `${s.f.framework} ${s.cand.id} ${s.sc.name} @ ${ref.rate} req/s: too short (${outcome.result.metrics.steady.tooShort}); measuring again with ${next * ctx.plan.bench.numPrompts} prompts`);
     factor = next;
     workload = ctx.workloads.for(s.sc, set, factor);
     outcome = await once();
+    remember(outcome);
   }
-  if (outcome.kind === 'cancelled') return 'cancelled';
+  return outcome.kind === 'cancelled' ? 'cancelled' : { outcome, workload };
+}
+
+/**
+ * A trial's measurement and validity: an attempt that is invalid only because the measuring machine was the
+ * bottleneck says nothing about the server, so it is discarded and measured again with fresh prompts (up to
+ * MAX_REMEASURE times); the discarded reasons stay on the row.
+ */
+async function attempts(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings: TrialSettings): Promise<Attempt | 'cancelled'> {
+  const discarded: string[] = [];
+  for (let n = 0; ; n++) {
+    const logStart = logSize(s.logFile);
+    const run = await lengthened(ctx, s, ref, settings, promptSetOf(ctx, ref) + n * REMEASURE_SET_STRIDE);
+    if (run === 'cancelled') return run;
+    const result = 'result' in run.outcome ? run.outcome.result : undefined;
+    const validity = result ? validityOf(result, logNotesSince(s.logFile, logStart), ref.rate !== 'inf' && passesSla(ctx, result, true)) : undefined;
+    if (validity?.environmental && n < MAX_REMEASURE && !ctx.aborted) {
+      discarded.push(validity.reasons.join('; '));
+      ctx.log('warn', `${s.f.framework} ${s.cand.id} ${s.sc.name} @ ${ref.rate} req/s: not a measurement of the server (${validity.reasons.join('; ')}); measuring again`);
+      continue;
+    }
+    if (validity && discarded.length > 0) validity.remeasured = discarded;
+    return { ...run, validity };
+  }
+}
+
+/** One trial: the row it produced (dead: the server or the connection is gone), or 'cancelled' (no row). */
+export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, warmup: number): Promise<{ row: ResultRow; dead: boolean } | 'cancelled'> {
+  const fw = s.f.framework;
+  const speed = ctx.speed;
+  const b = ctx.plan.bench;
+  const settings = settingsOf(ctx, s, ref.rate, ref.concurrency, warmup);
+  ctx.trialIndex++;
+  ctx.emit({ type: 'trial-start', ...ref, index: ctx.trialIndex, of: Math.max(ctx.plannedTrials, ctx.trialIndex), numPrompts: ctx.plan.bench.numPrompts });
+  const attempt = await attempts(ctx, s, ref, settings);
+  if (attempt === 'cancelled') return 'cancelled';
+  const { outcome, workload, validity } = attempt;
   const result = 'result' in outcome ? outcome.result : undefined;
   const classified = await classify(ctx, s, outcome);
   const { dead } = classified;
   let { status, reason } = classified;
-  const validity = result ? validityOf(result, logErrorsSince(s.logFile, logStart), ref.rate !== 'inf' && passesSla(ctx, result, true)) : undefined;
   if (status === 'ok' && validity && !validity.valid) {
     status = 'failed';
     reason = `invalid measurement: ${validity.reasons.join('; ')}`;

@@ -17,7 +17,7 @@ export interface ServerSettings {
 export const DEFAULT_SETTINGS: ServerSettings = {
   helpDir: '',
   include: ['**/cookbook-llm/*.yaml', '**/*.autobench.yaml'],
-  debounceMs: 150,
+  debounceMs: 30,
 };
 
 /** client -> server notification: the settings changed. */

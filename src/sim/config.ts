@@ -146,10 +146,21 @@ function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number
   };
 }
 
+/** Values no server could start with (a port past 65535, a parallel size of 0): a usage error, never a crash in listen(). */
+function unusableValue(s: SimSettings): string | undefined {
+  if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) return `autobench-sim: port ${s.port} is out of range: give --port 0-65535 (0 picks a free port)`;
+  for (const [name, v] of [['tensor parallel', s.tp], ['pipeline parallel', s.pp], ['data parallel', s.dp]] as const) {
+    if (!Number.isInteger(v) || v < 1) return `autobench-sim: ${name} size ${v} is not possible: give a whole number >= 1`;
+  }
+  return undefined;
+}
+
 export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, FlagValue>, options: SimOptions): ResolveResult {
   const framework = SIM_FRAMEWORKS[fwKey];
   const s = framework.settings(values);
   if (s.startupError) return { ok: false, lines: [s.startupError], exitCode: 1 };
+  const unusable = unusableValue(s);
+  if (unusable) return { ok: false, lines: [unusable], exitCode: 2 };
   const model = modelProfile(s.model);
   const bpp = s.weightBytesPerParam ?? model.bytesPerParam;
   const shards = Math.max(1, s.tp) * Math.max(1, s.pp);

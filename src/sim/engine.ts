@@ -162,6 +162,7 @@ export class SimEngine {
       preemptions: sum('preemptions'),
       steps: sum('steps'),
       busySeconds: Math.max(0, ...all.map((s) => s.busySeconds)),
+      lostSeconds: Math.max(0, ...all.map((s) => s.lostSeconds)),
       replicas: this.replicas.length,
       rejected: this.rejected,
     };

@@ -6,7 +6,9 @@ if (require.main === module) {
   runShim(program, args, { out: process.stdout, err: process.stderr }).then(
     (code) => process.stdout.write('', () => process.exit(code)),
     (e: unknown) => {
-      process.stderr.write(`autobench-sim: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+      // A bug of ours: one line; the stack only with AUTOBENCH_DEBUG set.
+      process.stderr.write(`autobench-sim: internal error: ${(e as Error)?.message ?? String(e)}\n`);
+      if (process.env.AUTOBENCH_DEBUG) process.stderr.write(`${(e as Error)?.stack ?? ''}\n`);
       process.exit(70);
     },
   );

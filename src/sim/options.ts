@@ -4,6 +4,9 @@
 // environment, since the command line holds only the real framework's flags.
 import { shlexSplit } from '../core/candidates/shell';
 
+/** What the simulated engine's log says when a busy machine made it fall behind its model (the runner's validity gate reads it). */
+export const HOST_BOUND_MARK = 'autobench-sim host-bound';
+
 /** `--sim-fault` kinds: every response comes out wrong this way (for testing a client's validity checks). */
 export const OUTPUT_FAULTS = ['zero-tokens', 'short-output'] as const;
 export type OutputFault = (typeof OUTPUT_FAULTS)[number];
@@ -40,6 +43,8 @@ export interface SimOptions {
   fault?: OutputFault;
   /** Cached prompt tokens in every OpenAI usage (`always`), or only where the framework's own flag asks (`flag`, as the real servers). */
   cacheReport: 'always' | 'flag';
+  /** Every second the process is held this many wall ms (a busy machine), so the engine falls behind its model. */
+  hostStallMs: number;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
@@ -55,6 +60,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   launchSalt: 0,
   errorRate: 0,
   cacheReport: 'always',
+  hostStallMs: 0,
 };
 
 export const SIM_OPTIONS_ENV = 'AUTOBENCH_SIM_OPTS';
@@ -80,7 +86,9 @@ export const SIM_OPTIONS_HELP = `simulator options (not part of any framework's 
   --sim-fault KIND          every answer comes out wrong, even with ignore_eos: zero-tokens (no token,
                             finish_reason stop) or short-output (half of max_tokens, finish_reason stop)
   --sim-no-cache-report     cached_tokens in usage only where the framework's flag asks for it
-                            (SGLang/TokenSpeed --enable-cache-report); by default every framework reports`;
+                            (SGLang/TokenSpeed --enable-cache-report); by default every framework reports
+  --sim-host-stall MS       hold the process MS ms every second, as a busy machine would: the engine falls
+                            behind its model and logs a host-bound line (the runner then measures again)`;
 
 export class SimOptionError extends Error {}
 
@@ -105,12 +113,13 @@ const OPTIONS: Record<string, OptionSpec> = {
   '--sim-log-interval': { kind: 'number', min: 0, set: (o, v) => (o.logIntervalMs = (v as number) * 1000) },
   '--sim-eos-median': { kind: 'number', min: 1, set: (o, v) => (o.eosMedian = v as number) },
   '--sim-max-lag': { kind: 'number', min: 0, set: (o, v) => (o.maxLagMs = v as number) },
-  '--sim-port': { kind: 'number', min: 0, set: (o, v) => (o.port = Math.floor(v as number)) },
+  '--sim-port': { kind: 'number', min: 0, max: 65535, set: (o, v) => (o.port = Math.floor(v as number)) },
   '--sim-noise': { kind: 'number', min: 0, set: (o, v) => (o.noise = v as number) },
   '--sim-launch-salt': { kind: 'number', min: 0, set: (o, v) => (o.launchSalt = Math.floor(v as number)) },
   '--sim-error-rate': { kind: 'number', min: 0, max: 1, set: (o, v) => (o.errorRate = v as number) },
   '--sim-fault': { kind: 'string', choices: OUTPUT_FAULTS, set: (o, v) => (o.fault = v as OutputFault) },
   '--sim-no-cache-report': { kind: 'flag', set: (o) => (o.cacheReport = 'flag') },
+  '--sim-host-stall': { kind: 'number', min: 0, max: 900, set: (o, v) => (o.hostStallMs = v as number) },
 };
 
 /**
@@ -125,6 +134,13 @@ export function extractSimOptions(argv: readonly string[], env: NodeJS.ProcessEn
   return { rest, options };
 }
 
+/** What a number option takes, for its error message. */
+function expected(spec: OptionSpec): string {
+  if (spec.min !== undefined && spec.max !== undefined) return `a number from ${spec.min} to ${spec.max}`;
+  if (spec.min !== undefined) return spec.min > 0 && spec.min < 1e-3 ? 'a number > 0' : `a number >= ${spec.min}`;
+  return 'a number';
+}
+
 function apply(argv: readonly string[], o: SimOptions, strict: boolean): string[] {
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -137,7 +153,7 @@ function apply(argv: readonly string[], o: SimOptions, strict: boolean): string[
     const eq = tok.indexOf('=');
     const name = eq > 0 ? tok.slice(0, eq) : tok;
     const spec = OPTIONS[name];
-    if (!spec) throw new SimOptionError(`unknown simulator option ${name}`);
+    if (!spec) throw new SimOptionError(`unknown simulator option ${name} (the --sim-* options are listed by 'autobench sim --help')`);
     if (spec.kind === 'flag') {
       if (eq > 0) throw new SimOptionError(`${name} takes no value`);
       spec.set(o, 1);
@@ -149,7 +165,7 @@ function apply(argv: readonly string[], o: SimOptions, strict: boolean): string[
     if (spec.kind === 'number') {
       const v = Number(raw);
       if (raw === '' || !Number.isFinite(v) || (spec.min !== undefined && v < spec.min) || (spec.max !== undefined && v > spec.max)) {
-        throw new SimOptionError(`${name}: invalid value '${raw}'`);
+        throw new SimOptionError(`${name}: invalid value '${raw}' (${expected(spec)})`);
       }
       spec.set(o, v);
     } else {

@@ -52,6 +52,8 @@ export interface SchedulerStats {
   preemptions: number;
   steps: number;
   busySeconds: number;
+  /** Simulated seconds given up because the process fell more than maxLag behind wall time (a busy host): time the model did not get. */
+  lostSeconds: number;
 }
 
 interface Plan {
@@ -91,6 +93,7 @@ export class Scheduler {
     preemptions: 0,
     steps: 0,
     busySeconds: 0,
+    lostSeconds: 0,
   };
 
   constructor(
@@ -243,7 +246,9 @@ export class Scheduler {
       if (this.stopped) return;
       const now = this.clock.now();
       // Keep the modelled cadence while only slightly late; past maxLag the engine resumes from now.
-      if (!this.begin(now - end > this.policy.maxLag ? now : end)) return;
+      const behind = now - end > this.policy.maxLag;
+      if (behind) this.stats.lostSeconds += now - end;
+      if (!this.begin(behind ? now : end)) return;
       if (this.clock.wallMsUntil(this.stepEnd) > 0 || performance.now() > budget) {
         this.arm();
         return;

@@ -10,7 +10,7 @@ import { SimEngine } from './engine';
 import { SIM_FRAMEWORKS, frameworkFromName, simFlags } from './fw';
 import { argparseUsage, clickUsage } from './help-text';
 import { SimHttp, vllmDevMode } from './http/server';
-import { SimOptionError, extractSimOptions, type SimOptions } from './options';
+import { HOST_BOUND_MARK, SimOptionError, extractSimOptions, type SimOptions } from './options';
 
 export interface StartSimOptions {
   /** `sglang`, `vllm`, `tensorrt_llm` (or `trtllm`), `tokenspeed`. */
@@ -199,29 +199,68 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
   if (fw === 'sglang') log(`${stamp(fw)} The server is fired up and ready to roll!`);
 
   if (simOpts.crashAfterMs !== undefined) crashTimer = setTimeout(() => crash(`${simOpts.crashAfterMs} ms after startup`), simOpts.crashAfterMs);
-  if (simOpts.logIntervalMs > 0) {
-    let last = engine.stats();
-    let lastAt = performance.now();
-    statsTimer = setInterval(() => {
-      const now = engine.stats();
-      const dt = ((performance.now() - lastAt) / 1000) * simOpts.speed;
-      lastAt = performance.now();
-      if (now.generatedTokens === last.generatedTokens && now.promptTokens === last.promptTokens && now.running === 0) return;
-      log(`${stamp(fw)} ${statsLine(fw, now, last, dt)}`);
-      last = now;
-    }, simOpts.logIntervalMs);
-    statsTimer.unref();
-  }
+  const stopWatching = watchHost(engine, simOpts, log);
+  if (simOpts.logIntervalMs > 0) statsTimer = logStats(fw, engine, simOpts, log);
 
   handle.close = () =>
     new Promise<void>((resolve) => {
       clearTimeout(crashTimer);
       clearInterval(statsTimer);
+      stopWatching();
       if (handle.crashed === undefined) engine.crash('server shutting down');
       http.server.close(() => resolve());
       http.server.closeAllConnections();
     });
   return handle;
+}
+
+/** The engine's stats line every --sim-log-interval while it has work, as the real servers log theirs. */
+function logStats(fw: FrameworkKey, engine: SimEngine, simOpts: SimOptions, log: (line: string) => void): NodeJS.Timeout {
+  let last = engine.stats();
+  let lastAt = performance.now();
+  const t = setInterval(() => {
+    const now = engine.stats();
+    const dt = ((performance.now() - lastAt) / 1000) * simOpts.speed;
+    lastAt = performance.now();
+    if (now.generatedTokens === last.generatedTokens && now.promptTokens === last.promptTokens && now.running === 0) return;
+    log(`${stamp(fw)} ${statsLine(fw, now, last, dt)}`);
+    last = now;
+  }, simOpts.logIntervalMs);
+  t.unref();
+  return t;
+}
+
+/** --sim-host-stall: holds the event loop as a busy machine would (for testing what the runner does about it). */
+function holdProcess(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    /* busy */
+  }
+}
+
+/** Wall ms of model time lost before the engine says it was host-bound, and how often it looks. */
+const LAG_REPORT_MS = 10;
+const LAG_POLL_MS = 100;
+
+/**
+ * A simulated engine on a busy machine runs slower than its model: time the schedule gave up (falling more than
+ * --sim-max-lag behind) is said in the log within LAG_POLL_MS, with HOST_BOUND_MARK, which the runner's validity gate reads.
+ */
+function watchHost(engine: SimEngine, simOpts: SimOptions, log: (line: string) => void): () => void {
+  let lost = engine.stats().lostSeconds;
+  const lag = setInterval(() => {
+    const wallMs = ((engine.stats().lostSeconds - lost) / simOpts.speed) * 1000;
+    if (wallMs < LAG_REPORT_MS) return;
+    lost = engine.stats().lostSeconds;
+    log(`WARNING ${HOST_BOUND_MARK}: the simulated engine fell ${Math.round(wallMs)} ms behind real time (the machine is busy); it ran slower than modelled`);
+  }, LAG_POLL_MS);
+  lag.unref();
+  const stall = simOpts.hostStallMs > 0 ? setInterval(() => holdProcess(simOpts.hostStallMs), 1000) : undefined;
+  stall?.unref();
+  return () => {
+    clearInterval(lag);
+    clearInterval(stall);
+  };
 }
 
 function statsLine(fw: FrameworkKey, now: ReturnType<SimEngine['stats']>, last: ReturnType<SimEngine['stats']>, simSeconds: number): string {

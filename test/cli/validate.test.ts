@@ -136,6 +136,41 @@ describe('autobench validate', () => {
     assert.match(r.err, /holds no server snapshot/);
   });
 
+  test('--help-dir reads captures in sub-folders and warns about an empty or failed one', () => {
+    const odd = join(REPO, 'test', 'core', 'help', 'fixtures', 'odd-captures');
+    const f = join(dir, 'odd.yaml');
+    writeFileSync(f, mutate('      max_num_seqs: [64, 128]\n', '      max_num_seqs: [64, 128]\n      kv_cache_dtype: [auto, fp8]\n      block_size: [16]\n'));
+    const r = run(['validate', '--help-dir', odd, f]);
+    assert.equal(r.code, 1, r.out + r.err);
+    // block_size is missing from the truncated vLLM capture; sglang's only capture is empty, so nothing of it is unknown.
+    assert.equal(r.out, `${f}: vllm: unknown or unsupported server flag 'block_size'\n`);
+    assert.ok(r.err.includes(`warning: ${join(odd, 'sglang', 'SGLang-Launch-Server.txt')}: the captured --help is empty (a failed capture?); ignored, so sglang flags are checked against the built-in table`), r.err);
+    assert.ok(r.err.includes(`warning: ${join(odd, 'tokenspeed', 'tokenspeed_serve_failed.txt')}: the captured --help names no --option`), r.err);
+    assert.ok(!r.err.includes('holds no server snapshot'), r.err);
+    assert.ok(!run(['validate', '--quiet', '--help-dir', odd, f]).err.includes('warning'));
+  });
+
+  test('a framework without enabled is disabled, with a warning on its line', () => {
+    const f = join(dir, 'no-enabled.yaml');
+    const text = mutate('  vllm:\n    enabled: true\n    server_command: vllm serve\n', '  vllm:\n    server_command: 7\n');
+    writeFileSync(f, text);
+    const r = run(['validate', '--print-commands', f]);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.deepEqual(r.out.split('\n').filter((l) => l.startsWith('# ')), ['# no-enabled.yaml sglang']);
+    const line = text.split('\n').indexOf('  vllm:') + 1;
+    assert.ok(r.err.includes(`${f}:${line}:3: warning: vllm: no 'enabled' key, so this framework is disabled: it is not checked and not run; add enabled: true to run it [enabled-missing]`), r.err);
+  });
+
+  test('files print in the reference\'s order and spelling, whatever the argument order', () => {
+    const d = join(dir, 'order');
+    mkdirSync(join(d, 'a'), { recursive: true });
+    const bad = mutate('schema_version: 1', 'schema_version: 2');
+    for (const name of ['b.yaml', 'a-c.yaml', join('a', 'z.yaml')]) writeFileSync(join(d, name), bad);
+    const r = run(['validate', 'b.yaml', './a-c.yaml', 'a/'], d);
+    assert.equal(r.code, 1);
+    assert.equal(r.out, ['a/z.yaml', 'a-c.yaml', 'b.yaml'].map((n) => `${n}: schema_version must be 1\n`).join(''));
+  });
+
   test('usage errors exit 2 with a message, missing paths exit 1', () => {
     const bad = run(['validate', '--no-such-option', 'x']);
     assert.equal(bad.code, 2);

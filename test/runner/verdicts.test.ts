@@ -31,6 +31,18 @@ describe('trustworthy verdicts (simulated engine)', () => {
     assert.match(md, /min_success_rate \| 0\.99 \(default: the plan sets none\)/);
   });
 
+  test('a busy machine (the simulated engine held 500 ms every second): each trial is measured again, then invalid as host-bound, never a pass', { timeout: 120_000 }, async () => {
+    const plan = planYaml({ frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096' }, dataset: 'num_prompts: 120\nscenario_names: [chat]\ninput_len: [256]\noutput_len: [64]', benchmark: 'request_rates: [2]' });
+    // 120 prompts at 2 req/s: 60 modelled seconds, 3 s of wall time at the tests' speed 20, so every attempt sees holds.
+    const { result } = await runOnSim(plan, { outDir: out(), simExtraOptions: '--sim-host-stall 500', skipSmoke: true, repeats: 0 });
+    const [r] = measured(result.rows as unknown as Row[]) as Array<Row & { validity?: { environmental?: boolean; remeasured?: string[] } }>;
+    assert.equal(r?.status, 'failed');
+    assert.notEqual(r?.sla?.passed, true);
+    assert.match(r?.failure_reason ?? '', /^invalid measurement: .*host-bound: the simulated engine fell behind real time/);
+    assert.equal(r?.validity?.environmental, true);
+    assert.equal(r?.validity?.remeasured?.length, 2, 'two earlier attempts were discarded before the verdict');
+  });
+
   test('a server that returns 0 tokens, or fewer than asked under ignore_eos: the trial is invalid with the reason', { timeout: 120_000 }, async () => {
     const plan = planYaml({ frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096' } });
     const zero = await runOnSim(plan, { outDir: out(), simExtraOptions: '--sim-fault zero-tokens', skipSmoke: true, repeats: 0 });

@@ -178,6 +178,26 @@ describe('shims in bin/sim', () => {
     assert.match(sub.stderr, /vllm: error: argument subparser: invalid choice: 'chat'/);
   });
 
+  test('a flag value no server can start with exits 2 with one line from every shim, never a stack trace', async () => {
+    const cases: Array<[string, string[], RegExp]> = [
+      ['vllm', ['serve', 'org/m', '--port', '99999'], /^autobench-sim: port 99999 is out of range: give --port 0-65535 \(0 picks a free port\)$/m],
+      ['sglang', ['serve', '--model-path', 'org/m', '--port', '70000'], /port 70000 is out of range/],
+      ['python', ['-m', 'sglang.launch_server', '--model-path', 'org/m', '--tp-size', '0'], /tensor parallel size 0 is not possible: give a whole number >= 1/],
+      ['trtllm-serve', ['serve', 'org/m', '--tp_size', '0'], /tensor parallel size 0 is not possible/],
+      ['tokenspeed', ['serve', 'org/m', '--data-parallel-size', '0'], /data parallel size 0 is not possible/],
+      ['ts', ['serve', 'org/m', '--port', '-1'], /port -1 is out of range/],
+    ];
+    for (const [program, args, message] of cases) {
+      const r = await runShimProcess(program, args);
+      assert.equal(r.code, 2, `${program} ${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+|internal error/, 'no stack trace');
+    }
+    const env = await runShimProcess('vllm', ['serve', 'org/m'], { env: { AUTOBENCH_SIM_OPTS: '--sim-error-rate 2' } });
+    assert.equal(env.code, 2);
+    assert.match(env.stderr, /--sim-error-rate: invalid value '2' \(a number from 0 to 1\)/);
+  });
+
   test('python -m sglang.launch_server --help, and the sglang serve form', async () => {
     const r = await runShimProcess('python', ['-m', 'sglang.launch_server', '--help']);
     assert.equal(r.code, 0);

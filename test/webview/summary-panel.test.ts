@@ -1,6 +1,6 @@
 // The summary panel in headless Chromium (Debian's chromium via playwright-core): the page that
 // `autobench report --html` writes, and the webview page driven through the ready/load handshake.
-// Set AUTOBENCH_SKIP_BROWSER=1 to skip where no chromium is installed.
+// Outside CI, AUTOBENCH_SKIP_BROWSER=1 skips it where no chromium is installed (npm test installs one).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -13,6 +13,7 @@ import { readRows } from '../../src/core/results/rows';
 import { buildReport } from '../../src/core/results/report';
 import { summaryPanelHtml } from '../../src/webview/panel-html';
 import { createNonce } from '../../src/webview/nonce';
+import { skipWhenMissing } from '../support/requirements';
 
 const REPO = resolve(__dirname, '../..');
 const CLI = join(REPO, 'dist', 'cli.js');
@@ -49,7 +50,7 @@ function watch(page: Page): Watch {
   return w;
 }
 
-describe('summary panel in headless Chromium', { skip: SKIP ? 'AUTOBENCH_SKIP_BROWSER=1' : false }, () => {
+describe('summary panel in headless Chromium', { skip: skipWhenMissing(SKIP ? 'AUTOBENCH_SKIP_BROWSER=1' : undefined) }, () => {
   let browser: Browser;
   let dir: string;
   let html: string;

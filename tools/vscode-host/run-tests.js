@@ -152,7 +152,8 @@ async function main() {
   }
   if (!summary) console.error('vscode-host: the suite printed no "N passed, M failed" line');
   say(`suite finished: ${summary ? `${summary.passed} passed, ${summary.failed} failed` : 'no counts'}, extension host exit ${code}`);
-  return code === 0 && summary && summary.failed === 0 ? 0 : 1;
+  if (summary && summary.passed === 0) console.error('vscode-host: the suite ran no test');
+  return code === 0 && summary && summary.failed === 0 && summary.passed > 0 ? 0 : 1;
 }
 
 async function cleanup() {

@@ -5,7 +5,7 @@ import { looksSecret } from '../secrets';
 import type { FindingSink } from './context';
 import { findFlag } from './known-flags';
 import type { FrameworkCandidates, FrameworkSection, PlaybookModel } from './model';
-import { appendEntryEdit, removeEntryEdit } from './playbook-rules';
+import { appendEntryEdit, removeEntryEdit } from './edits';
 import type { Fix } from './finding';
 import { isPyInt, isPyMap, pyEqual, pyRepr, pyStr, type PyMap, type PyValue } from '../py/value';
 import type { DocNode, YamlPath } from './yaml-doc';

@@ -1,4 +1,4 @@
-// Finds the config files a validate run covers: files as given, folders searched for *.yaml / *.yml.
+// Finds the config files a validate run covers: files as given, folders searched for *.yaml / *.yml; spelled and sorted as pathlib does.
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -32,7 +32,28 @@ function walk(dir: string, out: string[], depth: number): void {
   }
 }
 
-/** Expands paths in the order given; each file appears once (by its real path). */
+/** A path as Python's pathlib prints it: no empty or `.` parts, no trailing slash (`..` is kept). */
+export function pathlibSpelling(p: string): string {
+  const abs = p.startsWith('/');
+  const parts = p.split('/').filter((x) => x !== '' && x !== '.');
+  const body = parts.join('/');
+  if (abs) return `/${body}`;
+  return body === '' ? '.' : body;
+}
+
+/** pathlib's order: part by part, so `a/b.yaml` sorts before `a-c.yaml`. */
+function comparePaths(a: string, b: string): number {
+  const pa = a.startsWith('/') ? ['/', ...a.split('/').slice(1)] : a.split('/');
+  const pb = b.startsWith('/') ? ['/', ...b.split('/').slice(1)] : b.split('/');
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i] ?? '';
+    const y = pb[i] ?? '';
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length;
+}
+
+/** Expands paths; each file appears once (by its real path), spelled and sorted as the reference's `sorted(Path...)`. */
 export function collectConfigFiles(paths: string[]): CollectedFiles {
   const files: string[] = [];
   const problems: CollectedFiles['problems'] = [];
@@ -46,7 +67,7 @@ export function collectConfigFiles(paths: string[]): CollectedFiles {
     }
     if (seen.has(real)) return;
     seen.add(real);
-    files.push(p);
+    files.push(pathlibSpelling(p));
   };
   for (const p of paths) {
     let st;
@@ -63,5 +84,5 @@ export function collectConfigFiles(paths: string[]): CollectedFiles {
       found.forEach(add);
     } else add(p);
   }
-  return { files, problems };
+  return { files: files.sort(comparePaths), problems };
 }

@@ -17,8 +17,10 @@ export interface Scenario {
 export interface FrameworkSection {
   framework: FrameworkKey;
   enabled: boolean;
-  /** Left out by the caller (`benchmark.framework_set` or `enabled: false`). */
+  /** Left out by the caller (`benchmark.framework_set`, `enabled: false`, or no `enabled` in a cookbook config). */
   userExcluded: boolean;
+  /** Why it is left out, when it is: a cookbook config without `enabled` is disabled, as in the playbook's validator. */
+  excludedBy?: 'enabled-false' | 'enabled-missing' | 'framework-set';
   /** The section could be read well enough to build candidates. */
   usable: boolean;
   serverCommand: string;

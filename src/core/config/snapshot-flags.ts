@@ -1,16 +1,20 @@
 // Turns a folder of captured --help texts into the per-framework flag sets validation checks against.
 import { basename, dirname } from 'node:path';
 import { FRAMEWORKS } from '../frameworks/types';
-import { catalogToFlagSpecs, loadServerCatalogs, mergeCatalogs, parseHelp, readHelpFile } from '../help';
-import type { FlagCatalog } from '../help';
+import { captureProblem, catalogToFlagSpecs, mergeCatalogs, parseHelp, readHelpFile, readServerCaptures } from '../help';
+import type { FlagCatalog, IgnoredCapture } from '../help';
 import type { FrameworkKey } from '../frameworks/types';
 import type { KnownFlags, SnapshotFlags } from './known-flags';
 
 export interface LoadedSnapshots {
   flags: SnapshotFlags;
-  /** Frameworks for which the folder held no server snapshot (they use the built-in table). */
+  /** Frameworks for which the folder held no usable server snapshot (they use the built-in table). */
   missing: string[];
+  /** Captures naming no option (failed captures), left out. */
+  ignored: IgnoredCapture[];
 }
+
+export type { IgnoredCapture } from '../help';
 
 function knownFromCatalog(fw: FrameworkKey, files: string[], catalog: FlagCatalog, dir: string): KnownFlags {
   return {
@@ -23,32 +27,41 @@ function knownFromCatalog(fw: FrameworkKey, files: string[], catalog: FlagCatalo
   };
 }
 
-/** Reads named help files per framework (a plan's `version_manifest.<fw>.server_help`). Unreadable files are listed, not thrown. */
-export function loadSnapshotFiles(files: Partial<Record<FrameworkKey, string[]>>): { flags: SnapshotFlags; unreadable: string[] } {
+/**
+ * Reads named help files per framework (a plan's `version_manifest.<fw>.server_help`, a preflight
+ * capture). Unreadable files are listed, not thrown; files naming no option are left out.
+ */
+export function loadSnapshotFiles(files: Partial<Record<FrameworkKey, string[]>>): { flags: SnapshotFlags; unreadable: string[]; ignored: IgnoredCapture[] } {
   const flags: SnapshotFlags = {};
   const unreadable: string[] = [];
+  const ignored: IgnoredCapture[] = [];
   for (const fw of FRAMEWORKS) {
-    const paths = files[fw];
-    if (!paths?.length) continue;
     const catalogs: FlagCatalog[] = [];
     const used: string[] = [];
-    for (const p of paths) {
+    for (const path of files[fw] ?? []) {
+      let text: string;
       try {
-        catalogs.push(parseHelp(readHelpFile(p), { framework: fw, role: 'server', fileName: p }));
-        used.push(p);
+        text = readHelpFile(path);
       } catch {
-        unreadable.push(p);
+        unreadable.push(path);
+        continue;
+      }
+      const why = captureProblem(text);
+      if (why) ignored.push({ path, framework: fw, why });
+      else {
+        catalogs.push(parseHelp(text, { framework: fw, role: 'server', fileName: path }));
+        used.push(path);
       }
     }
     const merged = mergeCatalogs(catalogs);
     if (merged) flags[fw] = knownFromCatalog(fw, used, merged, dirname(used[0] ?? ''));
   }
-  return { flags, unreadable };
+  return { flags, unreadable, ignored };
 }
 
 /** Reads every server snapshot in `dir`; frameworks without one keep the built-in table. */
 export function loadSnapshotFlags(dir: string): LoadedSnapshots {
-  const catalogs = loadServerCatalogs(dir);
+  const { catalogs, ignored } = readServerCaptures(dir);
   const flags: SnapshotFlags = {};
   const missing: string[] = [];
   for (const fw of FRAMEWORKS) {
@@ -59,5 +72,5 @@ export function loadSnapshotFlags(dir: string): LoadedSnapshots {
     }
     flags[fw] = knownFromCatalog(fw, entry.files, entry.catalog, dir);
   }
-  return { flags, missing };
+  return { flags, missing, ignored };
 }

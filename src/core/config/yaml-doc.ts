@@ -2,7 +2,7 @@
 // while keeping every node's source range, bounded against hostile input.
 import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node as YamlNode, Document , Alias, Scalar } from 'yaml';
-import { PyFloat, type PyMap, type PyScalar, type PyValue } from '../py/value';
+import { PyFloat, type PyScalar, type PyValue } from '../py/value';
 
 export type Range = [start: number, end: number];
 export type PathSegment = string | number;
@@ -16,7 +16,10 @@ export interface DocNode {
   range: Range;
   /** Offsets of the key that holds this node, when it sits in a mapping. */
   keyRange?: Range;
-  /** For a map: each key's node, in document order (duplicates appear once, the first). */
+  /**
+   * For a map: each key's node in the order PyYAML's dict has them: keys merged in with `<<` first,
+   * then the mapping's own keys (a repeated own key appears once, the first).
+   */
   entries?: Array<{ key: PyScalar; keyRange: Range; node: DocNode }>;
   items?: DocNode[];
 }
@@ -97,6 +100,9 @@ export function resolvePlainScalar(raw: string): PyScalar {
   return raw;
 }
 
+// The tags yaml.safe_load constructs (SafeConstructor); any other tag fails the load.
+const SAFE_TAGS = new Set(['!!null', '!!bool', '!!int', '!!float', '!!binary', '!!timestamp', '!!omap', '!!pairs', '!!set', '!!str', '!!seq', '!!map']);
+
 function looksBinary(text: string): boolean {
   // NUL bytes or U+FFFD from a failed UTF-8 decode: not a text file.
   const probe = text.length > 65536 ? text.slice(0, 65536) : text;
@@ -123,6 +129,8 @@ class Converter {
     }
     if (node == null) return { kind: 'scalar', value: null, range: fallback };
     const range = rangeOf(node, fallback);
+    // An aliased node's tag was judged where it was anchored.
+    if (!viaAlias) this.checkTag(node, range);
     if (isAlias(node)) return this.alias(node, depth, range);
     if (isScalar(node)) return { kind: 'scalar', value: this.scalar(node), range };
     if (isSeq(node)) {
@@ -139,62 +147,72 @@ class Converter {
   }
 
   private map(pairs: Array<{ key: unknown; value: unknown }>, depth: number, range: Range, viaAlias: boolean): DocNode | undefined {
-    const value: PyMap = new Map();
-    const entries: NonNullable<DocNode['entries']> = [];
+    const own: MapEntry[] = [];
+    const merged: MapEntry[] = [];
     const firstAt = new Map<PyScalar, Range>();
-    const merged: DocNode[] = [];
     for (const pair of pairs) {
       const keyNode = pair.key as YamlNode | null;
       const keyRange = rangeOf(keyNode, range);
       if (isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.value === '<<' && !keyNode.tag) {
-        const src = this.convert(pair.value as YamlNode, depth + 1, keyRange, viaAlias);
-        if (!src) return undefined;
-        for (const m of src.kind === 'seq' ? (src.items ?? []) : [src]) {
-          if (m.kind === 'map') merged.push(m);
-          else this.problems.push({ code: 'bad-merge', message: 'a merge key (<<) must refer to a mapping or a list of mappings', range: m.range });
-        }
+        const sources = this.mergeSources(pair.value as YamlNode, depth, keyRange, viaAlias);
+        if (!sources) return undefined;
+        merged.push(...sources);
         continue;
       }
-      let key: PyScalar;
-      if (keyNode == null) key = null;
-      else if (isScalar(keyNode) || isAlias(keyNode)) {
-        const k = this.convert(keyNode, depth + 1, keyRange, viaAlias);
-        if (!k) return undefined;
-        if (k.kind !== 'scalar') {
-          this.problems.push({ code: 'complex-key', message: 'a mapping key must be a plain value', range: keyRange });
-          continue;
-        }
-        key = k.value as PyScalar;
-      } else {
-        this.problems.push({ code: 'complex-key', message: 'a mapping key must be a plain value, not a list or mapping', range: keyRange });
-        continue;
-      }
-      const child = this.convert(pair.value as YamlNode, depth + 1, [keyRange[1], keyRange[1]], viaAlias);
-      if (!child) return undefined;
-      child.keyRange = keyRange;
-      const lookup = key instanceof PyFloat ? key.value : key;
-      const first = firstAt.get(lookup);
+      const entry = this.entry(keyNode, pair.value as YamlNode, keyRange, depth, viaAlias);
+      if (entry === undefined) return undefined;
+      if (entry === null) continue;
+      const first = firstAt.get(entry.key);
       if (first) {
         this.problems.push({
           code: 'duplicate-key',
-          message: `duplicate key '${String(lookup)}' (first defined at offset ${first[0]}); remove one of them`,
+          message: `duplicate key '${String(entry.key)}' (first defined at offset ${first[0]}); remove one of them`,
           range: keyRange,
         });
         continue;
       }
-      firstAt.set(lookup, keyRange);
-      value.set(lookup, child.value);
-      entries.push({ key: lookup, keyRange, node: child });
+      firstAt.set(entry.key, keyRange);
+      own.push(entry);
     }
-    // Merged keys count only where the mapping itself does not set them (PyYAML's rule).
-    for (const m of merged) {
-      for (const e of m.entries ?? []) {
-        if (value.has(e.key)) continue;
-        value.set(e.key, e.node.value);
-        entries.push(e);
+    const entries = mergedOrder(merged, own);
+    return { kind: 'map', value: new Map(entries.map((e) => [e.key, e.node.value])), range, entries };
+  }
+
+  /** One `key: value` pair; null when the key cannot be used (reported), undefined when reading was aborted. */
+  private entry(keyNode: YamlNode | null, valueNode: YamlNode, keyRange: Range, depth: number, viaAlias: boolean): MapEntry | null | undefined {
+    let key: PyScalar = null;
+    if (isScalar(keyNode) || isAlias(keyNode)) {
+      const k = this.convert(keyNode, depth + 1, keyRange, viaAlias);
+      if (!k) return undefined;
+      if (k.kind !== 'scalar') {
+        this.problems.push({ code: 'complex-key', message: 'a mapping key must be a plain value', range: keyRange });
+        return null;
       }
+      key = k.value as PyScalar;
+    } else if (keyNode != null) {
+      this.problems.push({ code: 'complex-key', message: 'a mapping key must be a plain value, not a list or mapping', range: keyRange });
+      return null;
     }
-    return { kind: 'map', value, range, entries };
+    const child = this.convert(valueNode, depth + 1, [keyRange[1], keyRange[1]], viaAlias);
+    if (!child) return undefined;
+    child.keyRange = keyRange;
+    return { key: key instanceof PyFloat ? key.value : key, keyRange, node: child };
+  }
+
+  /**
+   * The pairs a merge key (`<<`) brings in, in PyYAML's order: a list of mappings is taken last
+   * to first, so that, read in order with later pairs winning, the first mapping of the list wins.
+   */
+  private mergeSources(valueNode: YamlNode, depth: number, keyRange: Range, viaAlias: boolean): MapEntry[] | undefined {
+    const src = this.convert(valueNode, depth + 1, keyRange, viaAlias);
+    if (!src) return undefined;
+    const maps = src.kind === 'seq' ? [...(src.items ?? [])].reverse() : [src];
+    const out: MapEntry[] = [];
+    for (const m of maps) {
+      if (m.kind === 'map') out.push(...(m.entries ?? []));
+      else this.problems.push({ code: 'bad-merge', message: 'a merge key (<<) must refer to a mapping or a list of mappings', range: m.range });
+    }
+    return out;
   }
 
   private alias(node: Alias, depth: number, range: Range): DocNode | undefined {
@@ -232,10 +250,29 @@ class Converter {
     return node.type === 'PLAIN' ? resolvePlainScalar(raw) : raw;
   }
 
+  /** safe_load refuses a tag it has no constructor for (`!foo`, `!!python/...`), with this message. */
+  private checkTag(node: YamlNode, range: Range): void {
+    const tag = isAlias(node) ? undefined : node.tag;
+    if (tag === undefined || tag === '!' || SAFE_TAGS.has(tag.replace('tag:yaml.org,2002:', '!!'))) return;
+    this.problems.push({ code: 'unknown-tag', message: `could not determine a constructor for the tag '${tag}'`, range });
+  }
+
   private abort(code: string, message: string, range: Range): void {
     this.aborted = true;
     this.problems.push({ code, message, range });
   }
+}
+
+type MapEntry = NonNullable<DocNode['entries']>[number];
+
+/**
+ * A mapping's entries as PyYAML builds its dict: merged pairs first, then the mapping's own, each
+ * key kept at its first position with its last value (so the mapping's own value wins).
+ */
+function mergedOrder(merged: MapEntry[], own: MapEntry[]): MapEntry[] {
+  const byKey = new Map<PyScalar, MapEntry>();
+  for (const e of [...merged, ...own]) byKey.set(e.key, e);
+  return [...byKey.values()];
 }
 
 function rangeOf(node: YamlNode | null | undefined, fallback: Range): Range {
@@ -286,6 +323,8 @@ export function parseYaml(text: string): ParsedYaml {
     conv.problems.push({ code: 'too-deep', message: `document too complex to read: ${(e as Error).message}`, range: [0, 0] });
     root = undefined;
   }
+  // safe_load fails as a whole on a tag it cannot construct: nothing of the document is read.
+  if (conv.problems.some((p) => p.code === 'unknown-tag')) root = undefined;
   return { text, root, problems: conv.problems };
 }
 

@@ -2,6 +2,8 @@
 export { parseHelp } from './parse';
 export type { ParseHint } from './parse';
 export { classifySnapshotFile } from './classify';
-export { discoverSnapshots, loadServerCatalogs, mergeCatalogs, readHelpFile } from './snapshots';
+export { discoverSnapshots } from './discover';
+export { captureProblem, loadServerCatalogs, mergeCatalogs, readHelpFile, readServerCaptures } from './snapshots';
+export type { IgnoredCapture, ServerCaptures } from './snapshots';
 export { catalogToFlagSpecs, lookupFlag, optionToKey } from './flag-specs';
 export type { FlagCatalog, HelpFormat, HelpOption, SnapshotFile, SnapshotRole } from './types';

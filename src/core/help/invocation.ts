@@ -42,6 +42,20 @@ function isNegationOf(neg: string, names: string[]): boolean {
   return names.some((n) => n.startsWith('--') && n.slice(2) === base);
 }
 
+// `--flag=VALUE` and `--flag{a,b}`: a metavar printed against its option, without a space.
+const GLUED = /^(--?[A-Za-z0-9][A-Za-z0-9_.-]*)(?:=(\S.*)|([{[].*))$/;
+
+/** `--tp-size TP_SIZE`, `--tp-size=TP_SIZE`, `--mode{a,b}` -> [name, metavar ('' when none)]. */
+function splitNameMetavar(p: string): [string, string] | undefined {
+  const space = p.indexOf(' ');
+  const head = space < 0 ? p : p.slice(0, space);
+  if (OPTION_TOKEN.test(head)) return [head, space < 0 ? '' : p.slice(space + 1).trim()];
+  const glued = GLUED.exec(p);
+  const name = glued?.[1];
+  if (name === undefined) return undefined;
+  return [name, (glued?.[2] ?? glued?.[3] ?? '').trim()];
+}
+
 /** Returns undefined when the text is not an option invocation (e.g. prose that happens to start with `-`). */
 export function parseInvocation(text: string): Invocation | undefined {
   const names: string[] = [];
@@ -52,10 +66,9 @@ export function parseInvocation(text: string): Invocation | undefined {
     for (const part of splitTopLevel(group.trim(), ' / ')) {
       const p = part.trim();
       if (!p) return undefined;
-      const space = p.indexOf(' ');
-      const name = space < 0 ? p : p.slice(0, space);
-      if (!OPTION_TOKEN.test(name)) return undefined;
-      const mv = space < 0 ? '' : p.slice(space + 1).trim();
+      const split = splitNameMetavar(p);
+      if (!split) return undefined;
+      const [name, mv] = split;
       if (mv && metavar === undefined) metavar = mv;
       if (name.startsWith('--') && isNegationOf(name, names)) negations.push(name);
       else names.push(name);

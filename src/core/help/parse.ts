@@ -5,6 +5,7 @@ import { parseInvocation } from './invocation';
 import type { Invocation } from './invocation';
 import { classifySnapshotFile } from './classify';
 import type { FlagCatalog, HelpFormat, HelpOption, SnapshotRole } from './types';
+import { usageOptions } from './usage';
 import { metavarKind } from './value-kind';
 
 export interface ParseHint {
@@ -149,6 +150,15 @@ function parseLines(lines: string[], format: 'argparse' | 'click'): HelpOption[]
   return options;
 }
 
+/** Options the usage block names but the listing does not (a truncated capture, a suppressed help line). */
+function addUsageOnly(options: HelpOption[], fromUsage: HelpOption[]): void {
+  const known = new Set(options.flatMap((o) => [...o.names, ...o.negations]));
+  for (const o of fromUsage) {
+    if ([...o.names, ...o.negations].some((n) => known.has(n))) continue;
+    options.push(o);
+  }
+}
+
 /** vLLM >= 0.11 plain `--help` (and `--help=<keyword>` searches) list groups or matches, not every option. */
 function isGroupedSummary(text: string, options: HelpOption[]): boolean {
   if (/^(Parameters matching|Arguments matching|No group or (parameters?|arguments?) matching)\b/m.test(text)) return true;
@@ -181,6 +191,7 @@ export function parseHelp(text: string, hint: ParseHint = {}): FlagCatalog {
       return o.names.some((n) => n.startsWith('--'));
     });
     const grouped = format === 'argparse' && isGroupedSummary(text, options);
+    if (!grouped) addUsageOnly(options, usageOptions(lines));
     const strings = new Set<string>();
     for (const o of options) for (const n of [...o.names, ...o.negations]) if (n.startsWith('--')) strings.add(n);
     const outFormat: HelpFormat = grouped ? 'vllm-grouped-summary' : format;

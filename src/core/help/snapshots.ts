@@ -1,41 +1,12 @@
-// Finds help snapshots in a `--help-dir` folder and merges each framework's server snapshots into one catalog.
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// Reads the help captures of a `--help-dir` folder and merges each framework's server captures into one catalog; flag-less (failed) captures are left out.
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { FrameworkKey } from '../frameworks/types';
-import { classifySnapshotFile } from './classify';
+import { discoverSnapshots } from './discover';
 import { parseHelp } from './parse';
-import type { FlagCatalog, HelpOption, SnapshotFile } from './types';
+import type { FlagCatalog, HelpOption } from './types';
 
 // Larger files are read only this far; no real help text comes near it.
 const MAX_READ_BYTES = 8 * 1024 * 1024;
-
-/**
- * Help snapshots directly in `dir` (not its subfolders): regular `*.txt` files whose name
- * `classifySnapshotFile` recognises, sorted by file name. Provenance notes (`SOURCE.md`) and other
- * files are skipped. Client (benchmark) snapshots are listed too, with role `client`.
- */
-export function discoverSnapshots(dir: string): SnapshotFile[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const out: SnapshotFile[] = [];
-  for (const name of [...names].sort()) {
-    if (!name.toLowerCase().endsWith('.txt')) continue;
-    const cls = classifySnapshotFile(name);
-    if (!cls) continue;
-    const path = join(dir, name);
-    try {
-      if (!statSync(path).isFile()) continue;
-    } catch {
-      continue;
-    }
-    out.push({ path, framework: cls.framework, role: cls.role });
-  }
-  return out;
-}
 
 export function readHelpFile(path: string): string {
   const fd = openSync(path, 'r');
@@ -90,9 +61,36 @@ export function mergeCatalogs(catalogs: FlagCatalog[]): FlagCatalog | undefined 
   return merged;
 }
 
-/** Server snapshots of `dir`, parsed and merged per framework. Unreadable files are skipped. */
-export function loadServerCatalogs(dir: string): Map<FrameworkKey, { files: string[]; catalog: FlagCatalog }> {
+/** A capture that names no option at all (a failed capture): it is left out rather than read as "no flag exists". */
+export interface IgnoredCapture {
+  path: string;
+  framework: FrameworkKey;
+  /** `empty` (no text at all) or `no-flags` (text, but not one `--option` in it: an error message, say). */
+  why: 'empty' | 'no-flags';
+}
+
+/**
+ * Why a server capture says nothing about its flags, if it does not. The reference's test: not one
+ * `--option` anywhere in the text (it then leaves the framework unrestricted).
+ */
+export function captureProblem(text: string): IgnoredCapture['why'] | undefined {
+  if (text.trim() === '') return 'empty';
+  return /--[A-Za-z0-9]/.test(text) ? undefined : 'no-flags';
+}
+
+export interface ServerCaptures {
+  catalogs: Map<FrameworkKey, { files: string[]; catalog: FlagCatalog }>;
+  ignored: IgnoredCapture[];
+}
+
+/**
+ * Server captures under `dir`, parsed and merged per framework. Unreadable files are skipped; a
+ * capture naming no option is listed in `ignored` and left out, as the reference leaves a framework
+ * whose captures name no option unrestricted (read as a flag list, it would make every flag unknown).
+ */
+export function readServerCaptures(dir: string): ServerCaptures {
   const grouped = new Map<FrameworkKey, { files: string[]; catalogs: FlagCatalog[] }>();
+  const ignored: IgnoredCapture[] = [];
   for (const snap of discoverSnapshots(dir)) {
     if (snap.role !== 'server') continue;
     let text: string;
@@ -101,16 +99,26 @@ export function loadServerCatalogs(dir: string): Map<FrameworkKey, { files: stri
     } catch {
       continue;
     }
+    const why = captureProblem(text);
+    if (why) {
+      ignored.push({ path: snap.path, framework: snap.framework, why });
+      continue;
+    }
     const catalog = parseHelp(text, { framework: snap.framework, role: 'server', fileName: snap.path });
     const entry = grouped.get(snap.framework) ?? { files: [], catalogs: [] };
     entry.files.push(snap.path);
     entry.catalogs.push(catalog);
     grouped.set(snap.framework, entry);
   }
-  const out = new Map<FrameworkKey, { files: string[]; catalog: FlagCatalog }>();
-  for (const [fw, { files, catalogs }] of grouped) {
-    const catalog = mergeCatalogs(catalogs);
-    if (catalog) out.set(fw, { files, catalog });
+  const catalogs = new Map<FrameworkKey, { files: string[]; catalog: FlagCatalog }>();
+  for (const [fw, { files, catalogs: list }] of grouped) {
+    const catalog = mergeCatalogs(list);
+    if (catalog) catalogs.set(fw, { files, catalog });
   }
-  return out;
+  return { catalogs, ignored };
+}
+
+/** Server snapshots of `dir`, parsed and merged per framework (captures without flags left out). */
+export function loadServerCatalogs(dir: string): Map<FrameworkKey, { files: string[]; catalog: FlagCatalog }> {
+  return readServerCaptures(dir).catalogs;
 }

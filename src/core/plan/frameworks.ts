@@ -59,6 +59,7 @@ function skipReason(fw: FrameworkKey, errors: Finding[], listed: boolean, endpoi
 
 function excludedReason(sec: FrameworkSection, root: Obj): string {
   if (!sec.userExcluded) return 'left out by --frameworks';
+  if (sec.excludedBy === 'enabled-missing') return "disabled: the config has no 'enabled' key for it (add enabled: true to run it)";
   const section = isObj(root.frameworks) ? root.frameworks[sec.framework] : undefined;
   return isObj(section) && section.enabled === false ? 'enabled: false in the plan' : 'not in benchmark.framework_set';
 }

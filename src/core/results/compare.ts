@@ -1,34 +1,14 @@
 // `autobench compare`'s two outputs, byte for byte as the playbook's compare script writes them
 // (CONTRACTS.md), with its deliberate differences: a framework-less row lands in its own table.
 import type { PyJson, PyObject } from '../py/json';
-import { pyFormatFixed2, pyGet, pyStr, pyStrCompare as comparePy, pyTruthy } from '../py/ops';
+import { pyGet, pyStr, pyStrCompare as comparePy } from '../py/ops';
+import { artifactSummary, EXTRA_METRICS, extraMetricValue, latencyValue, mdCell } from './compare-values';
 import { bestByFrameworkAndScenario, rankedWins, rankRows, serverCommandOf, slaPassedAsWritten, sortByRankDesc, type Ranked } from './rank';
 
-/** The script's `_fmt`: None -> '', float -> '.2f', anything else -> str(). */
-export function fmtValue(v: PyJson | undefined): string {
-  if (v === undefined || v === null) return '';
-  if (typeof v === 'number') return pyFormatFixed2(v);
-  return pyStr(v);
-}
-
-/** A Markdown table cell: newlines become <br>, pipes are escaped. */
-export function mdCell(v: PyJson | undefined): string {
-  return fmtValue(v).replace(/\n/g, '<br>').replace(/\|/g, '\\|');
-}
+// Other report surfaces format cells the same way.
+export { artifactSummary, fmtValue, mdCell } from './compare-values';
 
 const boolText = (b: boolean) => (b ? 'True' : 'False');
-
-/** `key: value` for each truthy artifact path, joined with <br>. */
-export function artifactSummary(row: PyObject): string {
-  const artifacts = pyGet(row, 'artifacts');
-  if (!(artifacts instanceof Map)) return '';
-  const parts: string[] = [];
-  for (const key of ['raw_result', 'server_log', 'benchmark_log', 'summary']) {
-    const v = artifacts.get(key);
-    if (pyTruthy(v)) parts.push(`${key}: ${pyStr(v as PyJson)}`);
-  }
-  return parts.join('<br>');
-}
 
 const metric = (row: PyObject, name: string) => mdCell(pyGet(row, `metrics.${name}`));
 const orEmpty = (row: PyObject, path: string): PyJson => pyGet(row, path) ?? '';
@@ -54,12 +34,10 @@ function bestCommandLine(r: Ranked): string {
     metric(d, 'request_throughput'),
     metric(d, 'output_token_throughput'),
     metric(d, 'total_token_throughput'),
-    metric(d, 'p50_ttft_ms'),
-    metric(d, 'p50_tpot_ms'),
+    mdCell(latencyValue(d, 'ttft')),
+    mdCell(latencyValue(d, 'tpot')),
     metric(d, 'success_rate'),
-    metric(d, 'accept_length'),
-    metric(d, 'pre_scheduler_ms'),
-    metric(d, 'cache_hit_rate'),
+    ...EXTRA_METRICS.map((m) => mdCell(extraMetricValue(d, m))),
     mdCell(pyGet(d, 'hardware.gpu_count')),
     mdCell(serverCommandOf(d)),
     mdCell(artifactSummary(d)),
@@ -76,11 +54,9 @@ function crossLine(r: Ranked, rank: number): string {
     boolText(slaPassedAsWritten(d)),
     metric(d, 'request_throughput'),
     metric(d, 'output_token_throughput'),
-    metric(d, 'p50_ttft_ms'),
-    metric(d, 'p50_tpot_ms'),
-    metric(d, 'accept_length'),
-    metric(d, 'pre_scheduler_ms'),
-    metric(d, 'cache_hit_rate'),
+    mdCell(latencyValue(d, 'ttft')),
+    mdCell(latencyValue(d, 'tpot')),
+    ...EXTRA_METRICS.map((m) => mdCell(extraMetricValue(d, m))),
     mdCell(pyGet(d, 'hardware.gpu_count')),
     mdCell(serverCommandOf(d)),
   ]);
@@ -128,13 +104,8 @@ export function renderCompareMarkdown(rows: readonly PyObject[], ranked: readonl
   return `${lines.join('\n')}\n`;
 }
 
-/** The CSV columns, in order. */
-export const COMPARE_CSV_FIELDS = [
-  'framework',
-  'scenario',
-  'candidate_id',
-  'status',
-  'sla_passed',
+/** Metrics the CSV copies as written, between sla_passed and the extra metrics. */
+const CSV_METRICS = [
   'request_throughput',
   'output_token_throughput',
   'p50_ttft_ms',
@@ -143,13 +114,21 @@ export const COMPARE_CSV_FIELDS = [
   'mean_tpot_ms',
   'p99_ttft_ms',
   'p99_tpot_ms',
-  'accept_length',
-  'pre_scheduler_ms',
-  'cache_hit_rate',
+] as const;
+
+/** The CSV columns, in order. */
+export const COMPARE_CSV_FIELDS: readonly string[] = [
+  'framework',
+  'scenario',
+  'candidate_id',
+  'status',
+  'sla_passed',
+  ...CSV_METRICS,
+  ...EXTRA_METRICS.map((m) => m.key),
   'gpu_count',
   'server_command',
   'failure_reason',
-] as const;
+];
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
@@ -164,20 +143,26 @@ function csvValue(v: PyJson | undefined): string {
   return pyStr(v);
 }
 
-const CSV_METRICS = COMPARE_CSV_FIELDS.slice(5, 16);
+/** One CSV line (CRLF-terminated) of a ranked row. */
+function csvLine(r: Ranked): string {
+  const d = r.row;
+  const metrics = d.get('metrics');
+  const hardware = d.get('hardware');
+  let line = `${csvField(csvValue(d.get('framework')))},${csvField(r.scenario)},${csvField(csvValue(d.get('candidate_id')))},${csvField(csvValue(d.get('status')))},${r.key[1] === 1 ? 'True' : 'False'}`;
+  for (const name of CSV_METRICS) line += `,${csvField(csvValue(metrics instanceof Map ? metrics.get(name) : undefined))}`;
+  for (const m of EXTRA_METRICS) line += `,${csvField(csvValue(extraMetricValue(d, m, metrics)))}`;
+  return `${line},${csvField(csvValue(hardware instanceof Map ? hardware.get('gpu_count') : undefined))},${csvField(serverCommandOf(d))},${csvField(csvValue(d.get('failure_reason')))}\r\n`;
+}
+
+/** The CSV's records as csv.writer writes them one by one: the header, then every row, best first. */
+export function compareCsvRecords(rows: readonly PyObject[], ranked: readonly Ranked[] = rankRows(rows)): string[] {
+  // A plain loop: this runs once per row of 100,000-row files.
+  const out = [`${COMPARE_CSV_FIELDS.join(',')}\r\n`];
+  for (const r of sortByRankDesc(ranked)) out.push(csvLine(r));
+  return out;
+}
 
 /** The compare script's CSV: every row, best first, CRLF line ends. */
 export function renderCompareCsv(rows: readonly PyObject[], ranked: readonly Ranked[] = rankRows(rows)): string {
-  // Built as one string in a plain loop: this runs once per row of 100,000-row files.
-  let out = `${COMPARE_CSV_FIELDS.join(',')}\r\n`;
-  for (const r of sortByRankDesc(ranked)) {
-    const d = r.row;
-    const metrics = d.get('metrics');
-    const hardware = d.get('hardware');
-    let line = `${csvField(csvValue(d.get('framework')))},${csvField(r.scenario)},${csvField(csvValue(d.get('candidate_id')))},${csvField(csvValue(d.get('status')))},${r.key[1] === 1 ? 'True' : 'False'}`;
-    for (const name of CSV_METRICS) line += `,${csvField(csvValue(metrics instanceof Map ? metrics.get(name) : undefined))}`;
-    line += `,${csvField(csvValue(hardware instanceof Map ? hardware.get('gpu_count') : undefined))},${csvField(serverCommandOf(d))},${csvField(csvValue(d.get('failure_reason')))}\r\n`;
-    out += line;
-  }
-  return out;
+  return compareCsvRecords(rows, ranked).join('');
 }

@@ -94,16 +94,27 @@ export interface ThroughputEntry {
   slaRow: number | null;
 }
 
+/** A trial's request rate as rows write it: req/s, 'inf' for a burst. */
+export type TrialRate = number | 'inf';
+
+/** One candidate × scenario that was not selected: what limited it (its first failing trial) and what to do. */
 export interface NotSelectedEntry {
   framework: string;
   scenario: string;
   candidate: string;
   category: NotSelectedCategory;
+  /** The first failing trial's reason. */
   reason: string;
   next: NextStep;
   advice: string;
-  /** Index into `candidates`, or null for a framework left out before any row existed. */
+  /** Highest rate at which every trial met the SLA (null: none did, or the trials had no rate). */
+  bestPassingRate: TrialRate | null;
+  /** The lowest failing rate above it (null: the failing trials had no rate). */
+  firstFailingRate: TrialRate | null;
+  /** Index into `candidates` of the first failing trial, or null for a framework left out before any row existed. */
   row: number | null;
+  /** Every row of this candidate × scenario (indexes into `candidates`). */
+  rows: number[];
 }
 
 export interface Caveat {

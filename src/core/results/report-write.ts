@@ -2,11 +2,21 @@
 // (in a webview or a plain browser) produce the same files from the same model.
 import { pyFloatRepr } from '../py/value';
 import { NEXT_STEP_TEXT } from './advice';
-import type { CandidateRow, ColumnDef, Fact, ReportModel, VerdictCandidate } from './report-model';
+import type { CandidateRow, ColumnDef, Fact, NotSelectedEntry, ReportModel, TrialRate, VerdictCandidate } from './report-model';
 
-/** Text made safe inside a Markdown table cell: no table breaks, no raw HTML. */
+/**
+ * Text shown literally in Markdown (a table cell included), with Markdown's own escapes and no HTML entities, so
+ * `p50 TTFT 900 ms > 300 ms` reads the same in the file and rendered: a backslash before punctuation is doubled,
+ * `|` is escaped for tables, `<` before a tag-like character and `&` before an entity-like name are backslash-escaped
+ * (so row text never becomes HTML), and a line break is `<br>` (a table cell holds one line).
+ */
 export function mdText(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, '<br>');
+  return s
+    .replace(/\\(?=[!-/:-@[-`{-~])/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/<(?=[A-Za-z/!?])/g, '\\<')
+    .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&')
+    .replace(/\r?\n|\r/g, '<br>');
 }
 
 /** Inline code that survives backticks in the value; `inTable` escapes pipes for a table cell. */
@@ -59,6 +69,29 @@ function verdictSection(model: ReportModel): string[] {
   }
   const notes = model.verdicts.map((v) => `- ${mdText(v.summary)}`);
   return ['## Verdict', '', 'SLA capacity in req/s with its interval: a searched candidate\u2019s confirmed passing rate up to its lowest failing rate, or a measured throughput\u2019s 95% interval. A winner is named only when its interval clears every other candidate\u2019s; otherwise the scenario is a tie.', '', ...table(['Scenario', 'Verdict', 'Candidate', 'Req/s (interval)', 'Repeats passed'], [false, false, false, true, true], rows), '', ...notes, ''];
+}
+
+/** A trial rate for a cell: req/s with at most 3 decimals (no trailing zeros), 'inf', or '' when unknown. */
+export function rateText(r: TrialRate | null): string {
+  return r === null ? '' : r === 'inf' ? 'inf' : String(Number(r.toFixed(3)));
+}
+
+/** One line per candidate × scenario not selected: where it passed, where it first failed, why, and what to do. */
+function notSelectedSection(model: ReportModel): string[] {
+  const head = ['## Not selected: failed, SLA-failing, skipped and excluded candidates', ''];
+  if (model.notSelected.length === 0) return [...head, '_Every candidate passed._', ''];
+  const rows = model.notSelected.map((n) => [
+    mdCode(n.framework),
+    mdText(n.scenario),
+    mdText(n.candidate),
+    n.category,
+    rateText(n.bestPassingRate) || (n.firstFailingRate !== null ? 'none' : ''),
+    rateText(n.firstFailingRate),
+    mdText(n.reason),
+    `${NEXT_STEP_TEXT[n.next]}: ${mdText(n.advice)}`,
+  ]);
+  const note = 'One line per candidate and scenario: the highest request rate at which every trial met the SLA, the first rate above it that failed, and why.';
+  return [...head, note, '', ...table(['Framework', 'Scenario', 'Candidate', 'Category', 'Passed up to (req/s)', 'First failing (req/s)', 'Reason', 'Next step'], [false, false, false, false, true, true, false, false], rows), ''];
 }
 
 export function renderReportMarkdown(model: ReportModel): string {
@@ -139,18 +172,7 @@ export function renderReportMarkdown(model: ReportModel): string {
     '',
   );
 
-  out.push('## Not selected: failed, SLA-failing, skipped and excluded candidates', '');
-  if (model.notSelected.length === 0) out.push('_Every candidate passed._', '');
-  else {
-    out.push(
-      ...table(
-        ['Framework', 'Scenario', 'Candidate', 'Category', 'Reason', 'Next step'],
-        [false, false, false, false, false, false],
-        model.notSelected.map((n) => [mdCode(n.framework), mdText(n.scenario), mdText(n.candidate), n.category, mdText(n.reason), `${NEXT_STEP_TEXT[n.next]}: ${mdText(n.advice)}`]),
-      ),
-      '',
-    );
-  }
+  out.push(...notSelectedSection(model));
 
   out.push('## Caveats', '');
   out.push(...(model.caveats.length ? model.caveats.map((c) => `- ${mdText(c.text)}`) : ['_None._']), '');
@@ -187,13 +209,15 @@ function csvNumber(n: number | null | undefined): string {
   return Number.isInteger(n) ? String(n) : pyFloatRepr(n);
 }
 
-/** Every row with its recomputed SLA verdict, reasons and next step; CRLF like Python's csv. */
+/** Every row with its recomputed SLA verdict, reasons, and its candidate's not-selected category and next step; CRLF like Python's csv. */
 export function renderReportCsv(model: ReportModel): string {
   const metrics = metricColumns(model);
   const header = ['line', 'framework', 'scenario', 'candidate_id', 'status', 'sla', 'sla_as_written', 'sla_reasons', ...metrics.map((m) => m.col.key), 'simulated', 'smoke', 'category', 'next_step', 'verdict', 'server_command', 'benchmark_command', 'failure_reason'];
   const verdictOf = new Map<number, string>();
   for (const v of model.verdicts) for (const c of v.winner ? [v.winner, ...v.ties] : []) verdictOf.set(c.row, v.decided ? 'winner' : 'tie');
-  const byRow = new Map(model.notSelected.filter((n) => n.row !== null).map((n) => [n.row as number, n]));
+  // Every row of a candidate × scenario that was not selected carries that line's category and next step.
+  const byRow = new Map<number, NotSelectedEntry>();
+  for (const n of model.notSelected) for (const r of n.rows) byRow.set(r, n);
   const lines = [header.join(',')];
   for (const c of model.candidates) {
     const n = byRow.get(c.id);

@@ -60,7 +60,7 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
     best,
     throughput: throughputEntries(work, candidates, best, scenarios, frameworks),
     winners,
-    notSelected: notSelectedEntries(work, candidates, runFacts),
+    notSelected: notSelectedEntries(work, candidates, runFacts, best),
     caveats: caveatList({ work, runFacts, scenarios, frameworks, best, simulatedRows, kinds: workload.kinds, clients: workload.clients, deprecatedKeys: sla.deprecatedKeys, issueCount: opts.issues?.length ?? 0 }),
     ...handoffSection(work, candidates, best, verdictList, runFacts),
     artifacts: artifactFacts(work, winners, runFacts, opts.rowsFile, opts.manifestFile),

@@ -67,7 +67,7 @@ function intervalOf(row: PyObject): [number, number] | undefined {
 const fmt = (x: number): string => (Number.isFinite(x) ? String(Math.round(x * 100) / 100) : '∞');
 const name = (c: CandidateScore): string => `${c.framework} ${c.candidate}`;
 
-/** A searched candidate: the highest passing rate confirmed by every repeat at it, up to the lowest failing rate. */
+/** A searched candidate: the highest passing rate confirmed by every repeat at it, up to the search's lowest failing rate. */
 function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateScore, 'framework' | 'candidate'> | undefined {
   const search = ws.filter((x) => modeOf(x.w.row) === 'search');
   const passing = search.filter((x) => x.w.verdict.passed).sort((a, b) => (rateOf(b.w.row) ?? 0) - (rateOf(a.w.row) ?? 0));
@@ -79,7 +79,10 @@ function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateS
   const repeatsPassed = repeats.filter((x) => x.w.verdict.passed).length;
   // A rate a fresh server did not hold is not confirmed: the next passing rate below it stands instead.
   const confirmed = repeatsPassed === repeats.length ? best : passing.find((x) => (rateOf(x.w.row) ?? 0) < bestRate);
-  const lowestFail = Math.min(...fails, ...repeats.filter((x) => !x.w.verdict.passed).map((x) => rateOf(x.w.row) ?? Infinity));
+  // The upper end stays the search's lowest failing rate: a fresh server that missed the best rate lowers what is
+  // confirmed (the low end), not what this command was seen to reach (measured: counting failed repeats at the
+  // upper end too made runs 'decide' against a candidate that another launch of the same command held).
+  const lowestFail = Math.min(...fails);
   const score = confirmed ? (rateOf(confirmed.w.row) ?? 0) : 0;
   return { score, interval: [score, lowestFail], basis: 'search', repeats: repeats.length, repeatsPassed, row: (confirmed ?? best).i };
 }

@@ -8,8 +8,8 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import 'uplot/dist/uPlot.min.css';
 import '../../../media/summary.css';
 import { NEXT_STEP_TEXT } from '../../core/results/advice';
-import type { CandidateRow, ReportModel } from '../../core/results/report-model';
-import { renderReportCsv, renderReportMarkdown } from '../../core/results/report-write';
+import type { CandidateRow, ReportModel, TrialRate } from '../../core/results/report-model';
+import { rateText, renderReportCsv, renderReportMarkdown } from '../../core/results/report-write';
 import { DATA_ELEMENT_ID } from '../panel-html';
 import { isHostToPanel, type PanelState } from '../protocol';
 import { renderCharts, frameworkColor } from './charts';
@@ -231,6 +231,8 @@ function candidatesSection(model: ReportModel): HTMLElement {
   return h('div', {}, h('div', { class: 'filters' }, filterBox, onlyFailing, shown), t.element);
 }
 
+const rateSort = (r: TrialRate | null): number | null => (r === 'inf' ? Infinity : r);
+
 function notSelected(model: ReportModel): HTMLElement {
   if (model.notSelected.length === 0) return h('p', { class: 'muted' }, 'Every candidate was selectable.');
   const kind = (next: string) => (next === 'nothing' ? 'info' : next === 'retry' ? 'warn' : 'fail');
@@ -240,6 +242,8 @@ function notSelected(model: ReportModel): HTMLElement {
     { key: 'scenario', label: 'Scenario', num: false, value: (r) => r.scenario },
     { key: 'candidate', label: 'Candidate', num: false, value: (r) => r.candidate },
     { key: 'category', label: 'Category', num: false, value: (r) => r.category },
+    { key: 'passed', label: 'Passed up to (req/s)', num: true, value: (r) => rateSort(r.bestPassingRate), cell: (r) => rateText(r.bestPassingRate) || (r.firstFailingRate !== null ? 'none' : '') },
+    { key: 'failing', label: 'First failing (req/s)', num: true, value: (r) => rateSort(r.firstFailingRate), cell: (r) => rateText(r.firstFailingRate) },
     { key: 'reason', label: 'Reason', num: false, value: (r) => r.reason },
     { key: 'next', label: 'Next step', num: false, value: (r) => r.next, cell: (r) => h('span', {}, badge(kind(r.next), NEXT_STEP_TEXT[r.next]), ' ', r.advice) },
   ];

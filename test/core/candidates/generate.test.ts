@@ -74,9 +74,7 @@ void describe('baseline_first_bounded_product', () => {
 
   void test('a huge space is not enumerated: the budget ends it at once', () => {
     const space = new Map<string, PyValue>(Array.from({ length: 20 }, (_, i) => [`k${i}`, Array.from({ length: 10 }, (_, j) => j)]));
-    const start = performance.now();
     const got = generateCandidates('baseline_first_bounded_product', flags({}), space, 8);
-    assert.ok(performance.now() - start < 1000, 'should take well under a second');
     assert.equal(got.candidates.length, 8);
     assert.equal(got.truncated, false);
     assert.equal(got.totalCombinations, 1e20);
@@ -87,9 +85,7 @@ void describe('baseline_first_bounded_product', () => {
     const space = new Map<string, PyValue>(Array.from({ length: 20 }, (_, i) => [`k${i}`, [0, new PyFloat(0)]]));
     space.set('last', [0, 1]);
     const base = new Map<string, PyValue>([...space.keys()].map((k) => [k, 0]));
-    const start = performance.now();
     const got = generateCandidates('baseline_first_bounded_product', base, space, Infinity);
-    assert.ok(performance.now() - start < 1000, 'should take well under a second');
     // Repeats inside one key are dropped up front (they could never add a new candidate), so the real one is found.
     assert.deepEqual(got.candidates.map((c) => c.flags.get('last')), [0, 1]);
     assert.equal(got.truncated, false);
@@ -154,9 +150,7 @@ void describe('coverage_first', () => {
 
   void test('stays fast on a huge space and covers every value within a small budget', () => {
     const space = new Map<string, PyValue>(Array.from({ length: 20 }, (_, i) => [`k${i}`, Array.from({ length: 10 }, (_, j) => j)]));
-    const start = performance.now();
     const got = generateCandidates('coverage_first', flags({}), space, 2 + 20 * 9);
-    assert.ok(performance.now() - start < 1000, 'should take well under a second');
     assert.deepEqual(got.untried, []);
   });
 

@@ -261,12 +261,11 @@ describe('garbage input', () => {
     }
   });
 
-  test('5 MB of text parses in under a second', () => {
+  // Linear, not a blow-up: a quadratic parse of 5 MB would take hours, so finishing is the check (no wall-clock bound).
+  test('5 MB of text parses', () => {
     const big = `usage: x [-h]\n\noptions:\n${'  --flag-a FLAG_A       some help text that wraps\n                        onto a second line.\n'.repeat(60_000)}`;
     assert.ok(big.length > 5_000_000);
-    const start = Date.now();
     const cat = parseHelp(big);
-    assert.ok(Date.now() - start < 1000);
     assert.deepEqual(cat.optionStrings, ['--flag-a']);
   });
 });

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { parseRunFacts } from '../../../src/core/results/run-facts';
 import { buildReport } from '../../../src/core/results/report';
 import type { ReportModel } from '../../../src/core/results/report-model';
-import { renderReportCsv, renderReportMarkdown } from '../../../src/core/results/report-write';
+import { mdText, renderReportCsv, renderReportMarkdown } from '../../../src/core/results/report-write';
 import { readRows } from '../../../src/core/results/rows';
 
 const REPO = resolve(__dirname, '../../..');
@@ -231,9 +231,21 @@ describe('report: writers and CLI', () => {
     for (const h of ['## Workload and SLA', '## Hardware and versions', '## Best command per framework and scenario', '## Cross-framework comparison', '## Winners: exact commands', '## Raw vs SLA-passing throughput', '## Not selected', '## Caveats', '## Profiler handoff', '## Artifacts']) {
       assert.ok(md.includes(h), h);
     }
-    assert.ok(!md.includes('<img'));
-    assert.ok(md.includes('&lt;img src=x onerror=alert(1)&gt;'));
+    // Markdown's own escape keeps the tag literal; no HTML entities (they read as noise in the .md file).
+    assert.doesNotMatch(md, /(?:^|[^\\])<img/m, 'every <img is backslash-escaped');
+    assert.ok(md.includes('\\<img src=x onerror=alert(1)>'));
     assert.ok(md.includes('v\\|1'));
+    assert.doesNotMatch(md, /&(?:lt|gt|amp);/);
+  });
+
+  test('Markdown escapes only what Markdown needs: pipes, tag starts, entity-like names, backslashes before punctuation', () => {
+    assert.equal(mdText('p50 TTFT 2140 ms > 2000 ms'), 'p50 TTFT 2140 ms > 2000 ms');
+    assert.equal(mdText('a|b'), 'a\\|b');
+    assert.equal(mdText('x < 5 && y'), 'x < 5 && y');
+    assert.equal(mdText('<b>bold</b>'), '\\<b>bold\\</b>');
+    assert.equal(mdText('&amp; stays text'), '\\&amp; stays text');
+    assert.equal(mdText('C:\\runs\\a|b\\*'), 'C:\\runs\\a\\|b\\\\*');
+    assert.equal(mdText('line 1\nline 2'), 'line 1<br>line 2');
   });
 
   test('CSV: one line per row with the recomputed verdict and next step', () => {

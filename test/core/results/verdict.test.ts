@@ -59,8 +59,16 @@ describe('verdicts', () => {
   test('a repeat on a fresh server that fails the best rate demotes it to the next passing rate', () => {
     const rows = [...search('vllm', 'c1', 12, [1, 16, 8, 12, 14, 13]), searchRow('vllm', 'c1', 12, true, 'repeat'), searchRow('vllm', 'c1', 12, false, 'repeat')];
     const v = model(rows).verdicts[0];
-    assert.deepEqual([v?.winner?.score, v?.winner?.interval], [8, [8, 12]]);
+    assert.deepEqual([v?.winner?.score, v?.winner?.interval], [8, [8, 13]], 'the low end drops; the high end stays the search\u2019s lowest failing rate');
     assert.deepEqual([v?.winner?.repeats, v?.winner?.repeatsPassed], [2, 1]);
+  });
+
+  test('a demoted candidate still ties with one its search reached: a failed repeat is no evidence against what another launch held', () => {
+    // sglang's search held 12 (fails at 13) but a fresh server missed 12: confirmed 8, yet 12–13 stays reachable.
+    const rows = [...search('sglang', 'baseline', 12, [1, 16, 8, 12, 14, 13]), searchRow('sglang', 'baseline', 12, false, 'repeat'), ...search('vllm', 'c1', 12.5, [1, 16, 8, 12, 14, 13, 12.5]), searchRow('vllm', 'c1', 12.5, true, 'repeat')];
+    const v = model(rows).verdicts[0];
+    assert.equal(v?.decided, false);
+    assert.deepEqual([v?.winner?.framework, v?.ties.map((t) => `${t.framework} ${t.score} ${t.interval.join('-')}`)], ['vllm', ['sglang 8 8-13']]);
   });
 
   test('fixed-rate measurements rank by throughput with their bootstrap intervals', () => {

@@ -8,11 +8,11 @@ import { SshExecutor } from '../../../src/exec/ssh';
 import type { SshExecutorOptions } from '../../../src/exec/ssh';
 import type { HostKeyPrompt } from '../../../src/exec/ssh-connect';
 import { HostKeyError } from '../../../src/exec/types';
+import { skipWhenMissing } from '../../support/requirements';
 import { sshdMissing, startSshd } from '../../support/sshd';
 import type { Sshd } from '../../support/sshd';
 
-const missing = sshdMissing();
-const skip = missing !== undefined && !process.env.CI ? missing : false;
+const skip = skipWhenMissing(sshdMissing());
 
 describe('host key verification', { skip }, () => {
   let sshd: Sshd;

@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import { SshExecutor } from '../../../src/exec/ssh';
 import type { SshExecutorOptions } from '../../../src/exec/ssh';
 import { ConnectionLostError } from '../../../src/exec/types';
+import { skipWhenMissing } from '../../support/requirements';
 import { sshdMissing, startSshd } from '../../support/sshd';
 import type { Sshd } from '../../support/sshd';
 
 const TOKEN = 'hf_' + 'SsHtEsTtOkEnAbCdEfGhIjKl42';
-const missing = sshdMissing();
-// In CI a missing sshd is a failure (the install step broke), not a reason to skip.
-const skip = missing !== undefined && !process.env.CI ? missing : false;
+const skip = skipWhenMissing(sshdMissing());
 
 /** Live (non-zombie) processes of a group on the host, from ps as the brief asks. */
 function groupOnHost(pgid: number): string[] {

@@ -1,0 +1,129 @@
+// `autobench run`'s command line checked in full before anything is read or started: numbers, target, frameworks,
+// GPU ids, and the paths that must exist; a mistake is a UsageError (exit 2) naming the option and what it takes.
+import { existsSync } from 'node:fs';
+import { FRAMEWORKS } from '../core/frameworks';
+import type { RunOptions, Tier } from '../runner';
+import { reportPage } from '../webview/report-page';
+import { UsageError } from './errors';
+
+function parseTier(v: string | undefined): Tier | undefined {
+  if (v === undefined) return undefined;
+  if (v === '1' || v === '2' || v === '3') return Number(v) as Tier;
+  throw new UsageError(`--tier must be 1, 2 or 3, got '${v}'`);
+}
+
+function wholeNumber(name: string, v: string | undefined, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got '${v}'`);
+  return n;
+}
+
+function positiveNumber(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number, got '${v}'`);
+  return n;
+}
+
+/** sim, local or ssh:HOST (the runner's target strings), checked before anything is read or started. */
+function checkTarget(target: string): void {
+  if (target === 'sim' || target === 'local') return;
+  if (target.startsWith('ssh:')) {
+    const host = target.slice(4);
+    if (/^[A-Za-z0-9_.@%:[\]-]+$/.test(host) && !host.startsWith('-')) return;
+    throw new UsageError(`--target ${target}: '${host}' is not a host name; give ssh:HOST with a host from ~/.ssh/config (e.g. ssh:gpu-box-1)`);
+  }
+  throw new UsageError(`--target must be sim, local or ssh:HOST, got '${target}'`);
+}
+
+/** A path option that must name something that exists (--tokenizer, --help-dir). */
+function checkExists(flag: string, path: string | undefined, what: string): void {
+  if (path !== undefined && !existsSync(path)) throw new UsageError(`${flag} ${path}: no such ${what}; give the path of a local ${what}`);
+}
+
+/** `--sim-opts "--sim-noise 0.03"`: the value starts with a dash, which parseArgs would take for an option. */
+export function joinSimOpts(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (argv[i] === '--sim-opts' && next !== undefined && next.startsWith('--sim-')) {
+      out.push(`--sim-opts=${next}`);
+      i++;
+    } else out.push(argv[i] as string);
+  }
+  return out;
+}
+
+/** The options `autobench run` takes. */
+export const RUN_OPTIONS = {
+  target: { type: 'string' },
+  frameworks: { type: 'string' },
+  tier: { type: 'string' },
+  out: { type: 'string' },
+  resume: { type: 'boolean' },
+  'sim-speed': { type: 'string' },
+  'sim-seed': { type: 'string' },
+  'sim-opts': { type: 'string' },
+  repeats: { type: 'string' },
+  finalists: { type: 'string' },
+  'accept-new-host-key': { type: 'boolean' },
+  'help-dir': { type: 'string' },
+  tokenizer: { type: 'string' },
+  gpus: { type: 'string' },
+  'health-timeout': { type: 'string' },
+  quiet: { type: 'boolean' },
+} as const;
+
+/** The parsed option values of `autobench run`. */
+export type RunValues = { [K in keyof typeof RUN_OPTIONS]?: (typeof RUN_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+function parseFrameworks(v: string | undefined): string[] | undefined {
+  const frameworks = v?.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = frameworks?.filter((f) => !(FRAMEWORKS as readonly string[]).includes(f)) ?? [];
+  if (unknown.length) throw new UsageError(`--frameworks: unknown framework${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `'${f}'`).join(', ')}; choose from ${FRAMEWORKS.join(', ')}`);
+  return frameworks;
+}
+
+function parseGpus(v: string | undefined): number[] | undefined {
+  return v?.split(',').map((s) => {
+    const n = Number(s.trim());
+    if (s.trim() === '' || !Number.isInteger(n) || n < 0) throw new UsageError(`--gpus: '${s}' is not a GPU id; give ids like 0,1`);
+    return n;
+  });
+}
+
+/** The run's options from the command line (every value checked before anything runs). */
+export function optionsFrom(values: RunValues, planPath: string): Omit<RunOptions, 'planText'> {
+  const tier = parseTier(values.tier);
+  const frameworks = parseFrameworks(values.frameworks);
+  const gpus = parseGpus(values.gpus);
+  const target = values.target ?? 'sim';
+  checkTarget(target);
+  checkExists('--tokenizer', values.tokenizer, 'tokenizer.json or model folder');
+  checkExists('--help-dir', values['help-dir'], 'folder of captured --help texts');
+  const simSpeed = positiveNumber('sim-speed', values['sim-speed']);
+  const simSeed = wholeNumber('sim-seed', values['sim-seed'], 0);
+  const repeats = wholeNumber('repeats', values.repeats, 0);
+  const finalists = wholeNumber('finalists', values.finalists, 1);
+  if (values['sim-opts'] !== undefined && !/^(\s*--sim-[a-z-]+(\s+[^\s-][^\s]*)?)*\s*$/.test(values['sim-opts'])) throw new UsageError(`--sim-opts takes --sim-* options only, got '${values['sim-opts']}'`);
+  const health = positiveNumber('health-timeout', values['health-timeout']);
+  return {
+    planPath,
+    target,
+    outDir: values.out ?? '',
+    ...(tier ? { tier } : {}),
+    ...(frameworks ? { frameworks } : {}),
+    ...(simSpeed ? { simSpeed } : {}),
+    ...(simSeed !== undefined ? { simSeed } : {}),
+    ...(values['sim-opts'] ? { simExtraOptions: values['sim-opts'].trim() } : {}),
+    ...(repeats !== undefined ? { repeats } : {}),
+    ...(finalists !== undefined ? { finalists } : {}),
+    ...(values['accept-new-host-key'] ? { acceptNewHostKey: true } : {}),
+    ...(values['help-dir'] ? { helpDir: values['help-dir'] } : {}),
+    ...(values.tokenizer ? { tokenizer: values.tokenizer } : {}),
+    ...(gpus ? { gpus } : {}),
+    ...(health ? { healthTimeoutS: health } : {}),
+    renderHtml: reportPage,
+  };
+}
