@@ -2,6 +2,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { BenchResult } from '../client';
 import type { RequestRecord } from '../client/record';
+import type { SlaCheck } from '../core/results/sla';
 import { HOST_BOUND_MARK } from '../sim/options';
 
 /** Fewer measured requests than this: the pace is not judged (one or two requests say nothing about a rate). */
@@ -112,3 +113,34 @@ export function validityOf(result: BenchResult, log: LogNotes, judgeLength: bool
   const all = [...reasons, ...env];
   return { valid: all.length === 0, reasons: all, ...(env.length > 0 && reasons.length === 0 ? { environmental: true } : {}) };
 }
+
+/** A rate-search round already measured: its rate and its SLA checks (modelled units). */
+export interface RoundPoint {
+  rate: number;
+  checks: readonly SlaCheck[];
+}
+
+/** How much worse a latency may be at a lower rate before the two rounds contradict each other. */
+export const INVERSION_TOLERANCE = 0.05;
+
+/**
+ * Why a failing trial contradicts the search's rounds at higher rates, or undefined: a latency the SLA limits that
+ * is worse at this lower rate by more than INVERSION_TOLERANCE is a disturbed measurement, not the server's curve
+ * (latency does not fall as load rises), so it is measured again before the search believes it.
+ */
+export function inversionOf(checks: readonly SlaCheck[], rate: number, rounds: readonly RoundPoint[]): string | undefined {
+  for (const c of checks) {
+    if (c.passed || c.value === undefined) continue;
+    for (const r of rounds) {
+      if (r.rate <= rate) continue;
+      const other = r.checks.find((x) => x.key === c.key)?.value;
+      if (other !== undefined && c.value > other * (1 + INVERSION_TOLERANCE)) {
+        return `inconsistent with the search: ${c.key} ${round2(c.value)} at ${rate} req/s, worse than ${round2(other)} at ${r.rate} req/s`;
+      }
+    }
+  }
+  return undefined;
+}
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+

@@ -4,12 +4,13 @@ import type { Candidate } from '../core/candidates/candidate';
 import type { Scenario } from '../core/config/model';
 import type { PlanFramework } from '../core/plan/types';
 import type { ResultRow, RowStatus } from '../core/results/rows';
+import type { SlaVerdict } from '../core/results/sla';
 import { safeName, trialKey } from './artifacts';
 import { backendFor, benchmarkCommand, rawResult, runTrial, type TrialOutcome, type TrialSettings } from './client-trial';
 import { WARMUP_FIRST_TRIAL, WARMUP_LATER, type RunContext } from './context';
 import { bracketOf, describeSearch, newSearch, nextRate, recordRound } from './rate-search';
 import { judge, measuredRow, metricsBlock } from './row-builder';
-import { logNotesSince, logSize, paceOf, validityOf, type Validity } from './trial-checks';
+import { inversionOf, logNotesSince, logSize, paceOf, validityOf, type RoundPoint, type Validity } from './trial-checks';
 import { failureOf, type LiveServer } from './server';
 import type { TrialRef } from './types';
 import type { Workload } from '../core/workload';
@@ -36,8 +37,8 @@ export async function runScenario(ctx: RunContext, s: ScenarioRun, firstOfCandid
   const fw = s.f.framework;
   const b = ctx.plan.bench;
   let warm = firstOfCandidate;
-  const measureOne = async (ref: TrialRef): Promise<Measured> => {
-    const r = await measure(ctx, s, ref, warm ? WARMUP_FIRST_TRIAL : WARMUP_LATER);
+  const measureOne = async (ref: TrialRef, rounds: readonly RoundPoint[] = []): Promise<Measured> => {
+    const r = await measure(ctx, s, ref, warm ? WARMUP_FIRST_TRIAL : WARMUP_LATER, rounds);
     warm = false;
     if (r === 'cancelled') return r;
     if (r.dead) return { status: r.row.status, reason: r.row.failure_reason ?? 'the server is gone' };
@@ -62,19 +63,20 @@ export async function runScenario(ctx: RunContext, s: ScenarioRun, firstOfCandid
   return 'ok';
 }
 
-async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, measureOne: (ref: TrialRef) => Promise<Measured>): Promise<'ok' | 'cancelled' | { status: RowStatus; reason: string }> {
+async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, measureOne: (ref: TrialRef, rounds: readonly RoundPoint[]) => Promise<Measured>): Promise<'ok' | 'cancelled' | { status: RowStatus; reason: string }> {
   const fw = s.f.framework;
   const spec = ctx.plan.bench.search;
   if (!spec) return 'ok';
   const label = `${s.cand.id} ${s.sc.name} c=${c ?? 'none'}`;
   const state = newSearch();
+  const points: RoundPoint[] = [];
   for (let rate = nextRate(spec, state); rate !== undefined; rate = nextRate(spec, state)) {
     const ref: TrialRef = { framework: fw, candidateId: s.cand.id, scenario: s.sc.name, mode: 'search', rate, concurrency: c, round: state.rounds.length + 1, key: '' };
     ref.key = trialKey(ref, ctx.ledger.digest(fw, s.cand, s.sc));
     let row = ctx.ledger.finished(ref.key, s.cand);
     if (row) emitResumed(ctx, ref, row);
     else {
-      const r = await measureOne(ref);
+      const r = await measureOne(ref, points);
       if (ended(r)) {
         if (r !== 'cancelled') ctx.fwState(fw).searches[label] = `${describeSearch(state, spec)}; ended in round ${ref.round}: ${r.reason}`;
         return r;
@@ -82,6 +84,7 @@ async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, mea
       row = r;
     }
     recordRound(state, rate, row.status === 'ok' && row.sla?.passed === true);
+    if (row.status === 'ok') points.push({ rate, checks: judge(row, ctx.plan.sla).checks });
   }
   const text = describeSearch(state, spec);
   ctx.fwState(fw).brackets[label] = bracketOf(spec, state);
@@ -110,15 +113,17 @@ async function classify(ctx: RunContext, s: ScenarioRun, outcome: Exclude<TrialO
   }
 }
 
-/** Whether a result would meet the plan's SLA (latencies, success rate, and with `pace` the pace) before the validity gates. */
-function passesSla(ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = true): boolean {
+/** The plan's SLA on a result (latencies, success rate, and with `pace` the pace) before the validity gates. */
+function slaOf(ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = true): SlaVerdict {
   const metrics = { ...metricsBlock(r.metrics, ctx.speed) };
   if (pace) {
     const p = paceOf(r.records, finiteRate, ctx.speed);
     Object.assign(metrics, { offered_request_rate: p.offered, completion_request_rate: p.kept });
   }
-  return judge({ framework: 'x', status: 'ok', metrics }, ctx.plan.sla).passed;
+  return judge({ framework: 'x', status: 'ok', metrics }, ctx.plan.sla);
 }
+
+const passesSla = (ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = true): boolean => slaOf(ctx, r, finiteRate, pace).passed;
 
 /** The prompt set warm-ups draw from: never a measured trial's. */
 const WARMUP_PROMPT_SET = 999_999;
@@ -248,7 +253,7 @@ async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settin
  * bottleneck says nothing about the server, so it is discarded and measured again with fresh prompts (up to
  * MAX_REMEASURE times); the discarded reasons stay on the row.
  */
-async function attempts(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings: TrialSettings): Promise<Attempt | 'cancelled'> {
+async function attempts(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings: TrialSettings, rounds: readonly RoundPoint[]): Promise<Attempt | 'cancelled'> {
   const discarded: string[] = [];
   for (let n = 0; ; n++) {
     const logStart = logSize(s.logFile);
@@ -256,9 +261,11 @@ async function attempts(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings
     if (run === 'cancelled') return run;
     const result = 'result' in run.outcome ? run.outcome.result : undefined;
     const validity = result ? validityOf(result, logNotesSince(s.logFile, logStart), ref.rate !== 'inf' && passesSla(ctx, result, true)) : undefined;
-    if (validity?.environmental && n < MAX_REMEASURE && !ctx.aborted) {
-      discarded.push(validity.reasons.join('; '));
-      ctx.log('warn', `${s.f.framework} ${s.cand.id} ${s.sc.name} @ ${ref.rate} req/s: not a measurement of the server (${validity.reasons.join('; ')}); measuring again`);
+    // An inverted latency is said once the validity gates pass; the last attempt stands as measured, inverted or not.
+    const suspect = validity?.environmental ? validity.reasons.join('; ') : validity?.valid && result && typeof ref.rate === 'number' ? inversionOf(slaOf(ctx, result, true).checks, ref.rate, rounds) : undefined;
+    if (suspect && n < MAX_REMEASURE && !ctx.aborted) {
+      discarded.push(suspect);
+      ctx.log('warn', `${s.f.framework} ${s.cand.id} ${s.sc.name} @ ${ref.rate} req/s: not a measurement of the server (${suspect}); measuring again`);
       continue;
     }
     if (validity && discarded.length > 0) validity.remeasured = discarded;
@@ -267,14 +274,14 @@ async function attempts(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings
 }
 
 /** One trial: the row it produced (dead: the server or the connection is gone), or 'cancelled' (no row). */
-export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, warmup: number): Promise<{ row: ResultRow; dead: boolean } | 'cancelled'> {
+export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, warmup: number, rounds: readonly RoundPoint[] = []): Promise<{ row: ResultRow; dead: boolean } | 'cancelled'> {
   const fw = s.f.framework;
   const speed = ctx.speed;
   const b = ctx.plan.bench;
   const settings = settingsOf(ctx, s, ref.rate, ref.concurrency, warmup);
   ctx.trialIndex++;
   ctx.emit({ type: 'trial-start', ...ref, index: ctx.trialIndex, of: Math.max(ctx.plannedTrials, ctx.trialIndex), numPrompts: ctx.plan.bench.numPrompts });
-  const attempt = await attempts(ctx, s, ref, settings);
+  const attempt = await attempts(ctx, s, ref, settings, rounds);
   if (attempt === 'cancelled') return 'cancelled';
   const { outcome, workload, validity } = attempt;
   const result = 'result' in outcome ? outcome.result : undefined;

@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BenchResult } from '../../src/client';
-import { validityOf } from '../../src/runner/trial-checks';
+import { inversionOf, validityOf } from '../../src/runner/trial-checks';
 
 function result(o: { bound?: string | null; failed?: number } = {}): BenchResult {
   const ok = { warmup: false, success: true, outputTokens: 128, outputLenRequested: 128, ignoreEos: true };
@@ -37,3 +37,20 @@ describe('validity gates', () => {
     assert.deepEqual([logged.valid, logged.environmental], [false, undefined]);
   });
 });
+
+describe('latency inversions in a rate search', () => {
+  const tpot = (value: number, passed = value <= 12) => [{ key: 'max_p50_tpot_ms' as const, limit: 12, value, passed }];
+
+  test('a fail whose limited latency is worse than at a higher rate (by more than 5%) is suspect, with both numbers', () => {
+    const why = inversionOf(tpot(13.1), 18, [{ rate: 20, checks: tpot(12.4) }, { rate: 16, checks: tpot(10.9) }]);
+    assert.equal(why, 'inconsistent with the search: max_p50_tpot_ms 13.1 at 18 req/s, worse than 12.4 at 20 req/s');
+  });
+
+  test('a fail in line with the curve, a small inversion, a pass, or only lower rates: nothing to say', () => {
+    assert.equal(inversionOf(tpot(12.4), 20, [{ rate: 24, checks: tpot(13.2) }]), undefined);
+    assert.equal(inversionOf(tpot(12.6), 20, [{ rate: 22, checks: tpot(12.2) }]), undefined, 'within 5%');
+    assert.equal(inversionOf(tpot(11.9), 18, [{ rate: 20, checks: tpot(10) }]), undefined, 'a pass is not questioned');
+    assert.equal(inversionOf(tpot(13.1), 18, [{ rate: 16, checks: tpot(10.9) }]), undefined);
+  });
+});
+

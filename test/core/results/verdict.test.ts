@@ -73,7 +73,7 @@ describe('verdicts', () => {
 
   test('fixed-rate measurements rank by throughput with their bootstrap intervals', () => {
     const fixed = (fw: string, t: number, iv: [number, number]): Row => ({ ...searchRow(fw, 'baseline', Infinity, true), trial: { mode: 'fixed', rate: 'inf', concurrency: 8, round: 0 }, metrics: { request_throughput: t, p50_ttft_ms: 100, success_rate: 1 }, intervals: { request_throughput: iv } });
-    const apart = model([fixed('vllm', 10, [9.5, 10.5]), fixed('sglang', 8, [7.6, 8.4])]).verdicts[0];
+    const apart = model([fixed('vllm', 10, [9.5, 10.5]), fixed('sglang', 7, [6.6, 7.4])]).verdicts[0];
     assert.deepEqual([apart?.decided, apart?.winner?.framework], [true, 'vllm']);
     const close = model([fixed('vllm', 10, [9.5, 10.5]), fixed('sglang', 9.8, [9.2, 10.3])]).verdicts[0];
     assert.deepEqual([close?.decided, close?.ties.map((t) => t.framework)], [false, ['sglang']]);
