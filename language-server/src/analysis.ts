@@ -1,15 +1,17 @@
-// One analysis per (uri, version): the parse, findings, candidates and snapshots that every feature reads.
+// One analysis per (uri, version): the parse, findings, candidates and snapshots that every feature reads; a new
+// version re-parses only the sections it changed and re-generates candidates only for changed framework sections.
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkConfigText, type CheckResult } from '../../src/core/config/check';
+import { checkParsedConfig, type CheckResult } from '../../src/core/config/check';
 import { looksLikeConfig } from '../../src/core/config/detect';
 import { matchesAny } from '../../src/core/config/glob';
 import { knownFlagsFor, type SnapshotFlags } from '../../src/core/config/known-flags';
-import { parseYaml } from '../../src/core/config/yaml-doc';
 import { sourceLabel } from '../../src/core/editor/snapshot-label';
 import { snapshotSourceFor } from '../../src/core/config/snapshot-source';
 import { FRAMEWORKS } from '../../src/core/frameworks/types';
 import type { ServerSettings } from '../../src/shared/protocol';
+import { CandidateCache } from './candidate-cache';
+import { IncrementalParser } from './incremental-parse';
 import { fileExists, type SnapshotCache } from './snapshot-cache';
 
 export interface Analysis {
@@ -26,7 +28,18 @@ export interface Analysis {
   at: Date;
 }
 
+/** File paths of `file:` uris, remembered: every analysis asks (a few dozen open documents at most). */
+const paths = new Map<string, string | undefined>();
+
 export function uriToPath(uri: string): string | undefined {
+  if (paths.has(uri)) return paths.get(uri);
+  const path = fileUriToPath(uri);
+  if (paths.size >= 1024) paths.clear();
+  paths.set(uri, path);
+  return path;
+}
+
+function fileUriToPath(uri: string): string | undefined {
   try {
     return uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
   } catch {
@@ -36,6 +49,8 @@ export function uriToPath(uri: string): string | undefined {
 
 export class Analyzer {
   private readonly cache = new Map<string, Analysis>();
+  private readonly parsers = new Map<string, IncrementalParser>();
+  readonly candidates = new CandidateCache();
 
   constructor(
     private readonly snapshots: SnapshotCache,
@@ -59,11 +74,12 @@ export class Analyzer {
     if (hit && hit.version === version && hit.text === text) return hit;
     const t0 = performance.now();
     const path = uriToPath(uri);
-    // The snapshot source depends only on the modeline and version_manifest: a cheap pre-parse decides it.
-    const pre = /^version_manifest\s*:/m.test(text) ? parseYaml(text).root?.value : undefined;
+    const parsed = this.parserFor(uri).parse(text);
+    // The snapshot source depends only on the modeline and version_manifest.
+    const pre = /^version_manifest\s*:/m.test(text) ? parsed.root?.value : undefined;
     const source = snapshotSourceFor(text, pre, path, this.settings().helpDir, this.roots(), fileExists);
     const entry = this.snapshots.get(source);
-    const result = checkConfigText(text, { kind: 'auto', ...(entry.flags ? { snapshots: entry.flags } : {}) });
+    const result = checkParsedConfig(parsed, { kind: 'auto', ...(entry.flags ? { snapshots: entry.flags } : {}), listCandidates: this.candidates.list });
     const sources = FRAMEWORKS.map((fw) => sourceLabel(knownFlagsFor(fw, entry.flags)));
     const a: Analysis = {
       uri,
@@ -81,12 +97,20 @@ export class Analyzer {
     return a;
   }
 
+  /** The document's parser, which keeps the sections of its last version. */
+  parserFor(uri: string): IncrementalParser {
+    let p = this.parsers.get(uri);
+    if (!p) this.parsers.set(uri, (p = new IncrementalParser()));
+    return p;
+  }
+
   peek(uri: string): Analysis | undefined {
     return this.cache.get(uri);
   }
 
   forget(uri: string): void {
     this.cache.delete(uri);
+    this.parsers.delete(uri);
   }
 
   clear(): void {

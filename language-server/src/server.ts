@@ -35,15 +35,23 @@ import {
   type PlanParams,
   type PlanResult,
   type ServerSettings,
-  type StatusParams,
   type ValidateFilesParams,
   type ValidateFilesResult,
 } from '../../src/shared/protocol';
 import { Analyzer, uriToPath, type Analysis } from './analysis';
 import { DiagnosticScheduler } from './scheduler';
 import { SnapshotCache } from './snapshot-cache';
+import { StatusNotifier } from './status';
+import { consoleToClient, OneWriteMessageWriter } from './stdio-writer';
 
-const connection = createConnection(ProposedFeatures.all);
+// Over stdio, each message leaves in one write (stdio-writer.ts). stdin stays a stream, so that the server exits when
+// it ends; the writer is a MessageWriter, which createConnection tells from a stream at run time (its typings pair a
+// stream with a stream). Over node IPC (the extension) nothing changes.
+const stdio = process.argv.includes('--stdio');
+const connection = stdio
+  ? createConnection(ProposedFeatures.all, process.stdin, new OneWriteMessageWriter(process.stdout) as unknown as NodeJS.WritableStream)
+  : createConnection(ProposedFeatures.all);
+if (stdio) consoleToClient(connection);
 const documents = new TextDocuments(TextDocument);
 let settings: ServerSettings = DEFAULT_SETTINGS;
 let roots: string[] = [];
@@ -76,20 +84,27 @@ function analysisOf(uri: string): Analysis | undefined {
   return analyzer.analyze(uri, doc.version, doc.getText());
 }
 
+const status = new StatusNotifier((s) => void connection.sendNotification(STATUS_NOTIFICATION, s));
+/** The snapshot problem last logged per document: logged once, not on every keystroke. */
+const warned = new Map<string, string>();
+
 function publish(a: Analysis): void {
-  const lines = new LineIndex(a.text);
-  void connection.sendDiagnostics({ uri: a.uri, version: a.version, diagnostics: a.result.findings.map((f) => toDiagnostic(lines, f)) });
-  const status: StatusParams = {
+  const findings = a.result.findings;
+  const lines = findings.length > 0 ? new LineIndex(a.text) : undefined;
+  void connection.sendDiagnostics({ uri: a.uri, version: a.version, diagnostics: lines ? findings.map((f) => toDiagnostic(lines, f)) : [] });
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  status.update({
     uri: a.uri,
     sources: a.sources,
     builtinOnly: a.builtinOnly,
     validatedAt: a.at.toISOString(),
     ms: Math.round(a.ms * 10) / 10,
-    errors: a.result.findings.filter((f) => f.severity === 'error').length,
-    warnings: a.result.findings.filter((f) => f.severity !== 'error').length,
-  };
-  void connection.sendNotification(STATUS_NOTIFICATION, status);
-  if (a.snapshotProblem) connection.console.warn(`${a.uri}: ${a.snapshotProblem}`);
+    errors,
+    warnings: findings.length - errors,
+  });
+  if (a.snapshotProblem && warned.get(a.uri) !== a.snapshotProblem) connection.console.warn(`${a.uri}: ${a.snapshotProblem}`);
+  if (a.snapshotProblem) warned.set(a.uri, a.snapshotProblem);
+  else warned.delete(a.uri);
 }
 
 const scheduler = new DiagnosticScheduler(
@@ -133,6 +148,7 @@ connection.onInitialize((params) => {
 connection.onNotification(SETTINGS_NOTIFICATION, (next: Partial<ServerSettings>) => {
   settings = { ...DEFAULT_SETTINGS, ...next };
   analyzer.clear();
+  warned.clear();
   for (const doc of documents.all()) scheduler.schedule(doc.uri, true);
 });
 
@@ -140,6 +156,7 @@ connection.onDidChangeWatchedFiles((p) => {
   const changed = p.changes.map((c) => uriToPath(c.uri)).filter((x): x is string => x !== undefined);
   if (snapshots.invalidate(changed)) {
     analyzer.clear();
+    warned.clear();
     for (const doc of documents.all()) scheduler.schedule(doc.uri, true);
   }
 });
@@ -149,6 +166,8 @@ documents.onDidChangeContent((e) => scheduler.schedule(e.document.uri, false));
 documents.onDidClose((e) => {
   scheduler.cancel(e.document.uri);
   analyzer.forget(e.document.uri);
+  status.forget(e.document.uri);
+  warned.delete(e.document.uri);
   void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
 });
 

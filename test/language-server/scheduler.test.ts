@@ -14,7 +14,7 @@ function recorder(delay: { ms: number }) {
 }
 
 describe('debounce, on mocked timers', () => {
-  const fake = (t: TestContext) => t.mock.timers.enable({ apis: ['setTimeout'] });
+  const fake = (t: TestContext) => t.mock.timers.enable({ apis: ['setTimeout', 'setImmediate'] });
 
   test('rapid edits run once, a full quiet period after the last one', (t) => {
     fake(t);
@@ -84,6 +84,18 @@ describe('debounce, on mocked timers', () => {
     scheduler.schedule('b', false);
     t.mock.timers.tick(0);
     assert.deepEqual(runs, ['a', 'b']);
+  });
+
+  test('with no quiet period an edit runs on the next turn, after the edits already read, and can still be cancelled', (t) => {
+    fake(t);
+    const { runs, scheduler } = recorder({ ms: 0 });
+    scheduler.schedule('a', false);
+    scheduler.schedule('a', false);
+    scheduler.schedule('b', true);
+    scheduler.cancel('b');
+    assert.deepEqual(runs, []);
+    t.mock.timers.tick(0);
+    assert.deepEqual(runs, ['a']);
   });
 
   test('cancel (a closed document) drops the pending run; cancelling nothing is harmless', (t) => {

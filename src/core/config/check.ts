@@ -21,6 +21,8 @@ export interface CheckOptions {
   /** `auto` tells a runtime plan (no schema_version, top-level sla or version_manifest) from a cookbook. */
   kind?: ConfigKind | 'auto';
   snapshots?: SnapshotFlags;
+  /** Lists an enabled, usable section's candidates (default `listCandidates`); the language server passes a cached one. */
+  listCandidates?: (section: FrameworkSection, model: PlaybookModel) => FrameworkCandidates;
 }
 
 export interface CheckResult {
@@ -95,7 +97,8 @@ export function checkParsedConfig(parsed: ParsedYaml, opts: CheckOptions = {}): 
     return { kind, root: undefined, model: emptyModel, findings: sink.findings, candidateLists: [] };
   }
   const model = runPlaybookRules(sink, rootValue, kind, opts.snapshots, text);
-  const candidateLists = model.frameworks.filter((s) => s.enabled && s.usable).map((s) => listCandidates(s, model));
+  const list = opts.listCandidates ?? listCandidates;
+  const candidateLists = model.frameworks.filter((s) => s.enabled && s.usable).map((s) => list(s, model));
   const errorsEnd = sink.findings.length;
   runExtraRules(sink, rootValue, model, candidateLists);
   for (const f of checkSchema(kind, parsed.root)) sink.findings.push(f);
