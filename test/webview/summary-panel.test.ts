@@ -102,7 +102,7 @@ describe('summary panel in headless Chromium', { skip: skipWhenMissing(SKIP ? 'A
       assert.equal(badges.filter((t) => t === 'SLA fail').length, 7);
       const c2 = page.locator('#candidates-table tbody tr', { hasText: 'c2' }).filter({ hasText: 'chat' }).filter({ hasText: 'sglang' });
       assert.equal(await c2.locator('.badge-fail').getAttribute('title'), 'p50 TTFT 2140 ms > 2000 ms');
-      assert.deepEqual(await page.locator('#cross-table tbody tr:first-child td').allTextContents().then((t) => t.slice(0, 5)), ['chat', '1', 'vllm', 'c0', 'SLA pass']);
+      assert.deepEqual(await page.locator('#cross-table tbody tr:first-child td').allTextContents().then((t) => t.slice(0, 5)), ['chat', '1 (tie)', 'vllm', 'c0', 'SLA pass']);
 
       // Two charts per scenario, each with pixels drawn on its canvas.
       const inked = await page.evaluate(() =>
