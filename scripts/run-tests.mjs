@@ -1,4 +1,4 @@
-// Runs every *.test.ts under test/ (or the folders given) with node's test runner through tsx.
+// Runs every *.test.ts under test/ (or the folders given) with node's test runner through tsx; *.long.test.ts only with --long or when named, and says so.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +13,11 @@ function collect(dir, out) {
 }
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const files = (roots.length ? roots : ['test']).flatMap((r) => (r.endsWith('.ts') ? [r] : collect(r, [])));
+const all = (roots.length ? roots : ['test']).flatMap((r) => (r.endsWith('.ts') ? [r] : collect(r, [])));
+// *.long.test.ts (several minutes of simulated runs) run only when named or with --long: `npm run test:agreement`.
+const long = process.argv.includes('--long');
+const files = all.filter((f) => long || !f.endsWith('.long.test.ts') || roots.includes(f));
+for (const f of all.filter((x) => !files.includes(x))) console.log(`not run by this command: ${f} (a long test: npm run test:agreement)`);
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);

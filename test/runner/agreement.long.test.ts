@@ -1,4 +1,4 @@
-// Reproducible verdicts: the shipped demo plan run five times on the simulated engine with run-to-run noise (--sim-noise 0.03, seeds 1-5); per scenario every pair of runs names the same winner, or both say undecided with each other's winner among the ties (read from each run's summary.json). About two minutes a run.
+// Reproducible verdicts: the shipped demo plan run five times on the simulated engine with run-to-run noise (--sim-noise 0.03, seeds 1-5); per scenario every pair of runs names the same winner, or both say undecided with each other's winner among the ties (read from each run's summary.json). About two minutes a run, so it is its own command (`npm run test:agreement`), not part of `npm test`.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
