@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../support/fixtures';
 import { FakeServer } from '../support/fake-server';
+import { refusedPort } from '../support/net';
 
 const CLI = join(REPO, 'dist', 'cli.js');
 const TOKENIZER = join(REPO, 'node_modules', '@lenml', 'tokenizer-llama2', 'models', 'tokenizer.json');
@@ -55,15 +56,6 @@ async function countingServer(status: number): Promise<{ url: string; count: () 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, count: () => n, close: () => new Promise((r) => server.close(() => r())) };
-}
-
-/** A port nothing listens on: bound once, then released. */
-async function refusedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 function assertOneLine(r: Ran, code: number, message: RegExp): void {

@@ -2,19 +2,10 @@
 // no one is starting it), one that never gets ready; each a typed BenchSetupError a caller can explain.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { runBenchmark } from '../../src/client/run-benchmark';
 import { BenchSetupError, parseBaseUrl, unreachableReason } from '../../src/client/setup';
 import { rows, withServer, workload } from '../support/client';
-
-async function refusedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+import { refusedPort } from '../support/net';
 
 const failure = (kind: string) => (e: unknown) => e instanceof BenchSetupError && e.failure === kind;
 
