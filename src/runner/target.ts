@@ -4,7 +4,9 @@ import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { ContainerExecutor, LocalExecutor, openExecutor, parseTarget, processEnvSecrets, type Executor, type SecretSource } from '../exec';
-import { GPUS } from '../sim/profiles';
+import { simGpuFor } from '../sim/profiles';
+
+export { simGpuFor };
 import type { RunOptions } from './types';
 
 /** Ports the frameworks listen on when a command names none. */
@@ -22,13 +24,6 @@ export interface SimSettings {
   extra: string;
   /** The simulator's GPU profile matching the plan's hardware.gpu_model, when one does. */
   gpu: string | undefined;
-}
-
-/** The simulator's GPU profile a plan's gpu_model names ('NVIDIA H100 80GB HBM3' -> H100). */
-export function simGpuFor(gpuModel: string | undefined): string | undefined {
-  if (!gpuModel) return undefined;
-  const m = gpuModel.toUpperCase().replace(/\s+/g, '');
-  return GPUS.map((g) => g.name).find((name) => m.includes(name.split('-')[0]!.toUpperCase().replace(/X$/, '')));
 }
 
 export interface RunTarget {

@@ -1,7 +1,18 @@
 // Simulated time: seconds on the modelled GPU, running `speed` times faster than the wall clock.
 import { performance } from 'node:perf_hooks';
 
-export class SimClock {
+/** What the engine needs of a clock: the wall clock scaled (SimClock) or a virtual one that runs no timers (VirtualClock). */
+export interface EngineClock {
+  readonly speed: number;
+  now(): number;
+  wallMsUntil(t: number): number;
+  /** A virtual clock runs `fn` when its time reaches `t` instead of the engine arming a wall-clock timer. */
+  at?(t: number, fn: () => void, quiet?: boolean): void;
+  /** A virtual clock: when the next event that is not a quiet engine step is due (Infinity: none). */
+  nextLoud?(): number;
+}
+
+export class SimClock implements EngineClock {
   private readonly t0 = performance.now();
 
   constructor(readonly speed: number) {

@@ -8,6 +8,7 @@ import { SIM_FRAMEWORKS } from './fw';
 import type { SimFramework, SimSettings } from './fw/types';
 import { launchFactor, launchStream } from './noise';
 import type { SimOptions } from './options';
+import { perturbFactors, type PerturbFactors } from './perturb';
 import { GPUS, autoGpu, gpuProfile, modelProfile, weightBytesPerGpu, type GpuProfile, type ModelProfile } from './profiles';
 import type { SchedulerPolicy } from './scheduler';
 
@@ -40,6 +41,8 @@ export interface ResolvedSim {
   options: SimOptions;
   /** This launch's draws: the stream (from --sim-seed and --sim-launch-salt) and the step-cost factor it gave. */
   launch: LaunchDraws;
+  /** --sim-perturb: the hidden efficiency factors already in `engine.cost` (never logged); absent without it. */
+  perturbation?: PerturbFactors;
 }
 
 export interface LaunchDraws {
@@ -146,6 +149,11 @@ function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number
   };
 }
 
+/** The cost model with --sim-perturb's factors: compute speed x prefill, memory bandwidth x decode. */
+function perturbCost(cost: CostModel, p: PerturbFactors | undefined): CostModel {
+  return p ? { ...cost, flops: cost.flops * p.prefill, bandwidth: cost.bandwidth * p.decode } : cost;
+}
+
 /** Values no server could start with (a port past 65535, a parallel size of 0): a usage error, never a crash in listen(). */
 function unusableValue(s: SimSettings): string | undefined {
   if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) return `autobench-sim: port ${s.port} is out of range: give --port 0-65535 (0 picks a free port)`;
@@ -179,7 +187,8 @@ export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, Flag
   const split = splitMemory(s, model, gpu, weights);
   if ('fail' in split) return { ok: false, lines: split.fail, exitCode: 1 };
   const kvBytesGpu = s.kvBytesOverride ?? split.kv;
-  const cost = costModel(s, model, gpu, bpp);
+  const perturbation = options.perturb !== undefined ? perturbFactors(fwKey, values, options.perturb) : undefined;
+  const cost = perturbCost(costModel(s, model, gpu, bpp), perturbation);
   // Every GPU of a replica holds its share of each token: capacity = per-GPU KV / per-GPU bytes per token.
   const perTokenGpu = cost.kvBytesPerToken / Math.max(1, s.pp);
   let kvTokens = Math.floor(kvBytesGpu / perTokenGpu);
@@ -250,6 +259,7 @@ export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, Flag
       },
       options,
       launch,
+      ...(perturbation ? { perturbation } : {}),
     },
   };
 }

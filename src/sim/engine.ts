@@ -1,6 +1,6 @@
 // The simulated engine: data-parallel replicas of the scheduler behind a router, and the pseudo-model's
 // answer to each request (its output seed and where it would stop without ignore_eos).
-import type { SimClock } from './clock';
+import type { EngineClock } from './clock';
 import type { CostModel } from './cost';
 import type { OutputFault } from './options';
 import { SimRequest, blockHashes, type RequestSink } from './request';
@@ -31,6 +31,8 @@ export interface GenerateParams {
   /** A per-request sampling seed; with temperature > 0 and none given, each request differs. */
   sampleSeed?: number;
   varySample: boolean;
+  /** The prompt's hash when the caller has one (the virtual load: no need to hash thousands of filler tokens). */
+  promptHash?: number;
 }
 
 export type SubmitResult =
@@ -51,7 +53,7 @@ export class SimEngine {
 
   constructor(
     readonly options: EngineOptions,
-    clock: SimClock,
+    clock: EngineClock,
   ) {
     this.replicas = [];
     for (let i = 0; i < Math.max(1, options.replicas); i++) {
@@ -104,10 +106,11 @@ export class SimEngine {
       this.rejected++;
       return { ok: false, status: 503, message: 'The request queue is full.' };
     }
-    const base = hashIds(p.promptIds, this.options.seed);
+    const base = p.promptHash ?? hashIds(p.promptIds, this.options.seed);
     const seed =
       p.sampleSeed !== undefined ? mix32(base, p.sampleSeed) : p.varySample ? mix32(base, ++this.counter) : base;
-    const hashes = blockHashes(p.promptIds, policy.blockSize);
+    // Without a prefix cache nothing matches on block hashes: none are computed.
+    const hashes = policy.prefixCaching ? blockHashes(p.promptIds, policy.blockSize) : [];
     const r = new SimRequest(p.promptIds, hashes, p.maxNewTokens, this.stopAt(p, seed), seed, sink);
     // A faulty answer ends as if the model chose to stop, even where it reached max_tokens.
     if (this.options.fault !== undefined) r.forceStop = true;

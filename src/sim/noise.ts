@@ -54,8 +54,15 @@ export class StepJitter {
   }
 
   next(): number {
+    const f = this.peekNext();
+    this.step++;
+    return f;
+  }
+
+  /** The factor next() will return, without drawing it. */
+  peekNext(): number {
     if (!(this.sd > 0)) return 1;
-    return clampedFactor(gaussian(mix32(this.base, ++this.step)), this.sd);
+    return clampedFactor(gaussian(mix32(this.base, this.step + 1)), this.sd);
   }
 }
 

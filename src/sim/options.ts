@@ -1,5 +1,5 @@
 // The simulator's own options (`--sim-*` flags or AUTOBENCH_SIM_OPTS): speed, seed, GPU, launch-to-launch noise
-// and fault injection.
+// fault injection and the hidden efficiency perturbation.
 // They never appear in a framework's --help; a shim started from a candidate command reads them from the
 // environment, since the command line holds only the real framework's flags.
 import { shlexSplit } from '../core/candidates/shell';
@@ -45,6 +45,8 @@ export interface SimOptions {
   cacheReport: 'always' | 'flag';
   /** Every second the process is held this many wall ms (a busy machine), so the engine falls behind its model. */
   hostStallMs: number;
+  /** Seed of the hidden per-candidate efficiency factors (src/sim/perturb.ts); absent: none, the plain cost model. */
+  perturb?: number;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
@@ -88,7 +90,10 @@ export const SIM_OPTIONS_HELP = `simulator options (not part of any framework's 
   --sim-no-cache-report     cached_tokens in usage only where the framework's flag asks for it
                             (SGLang/TokenSpeed --enable-cache-report); by default every framework reports
   --sim-host-stall MS       hold the process MS ms every second, as a busy machine would: the engine falls
-                            behind its model and logs a host-bound line (the runner then measures again)`;
+                            behind its model and logs a host-bound line (the runner then measures again)
+  --sim-perturb SEED        hidden efficiency factors (0.75..1.25 per framework and per given flag value,
+                            product clamped to 0.5..2) on compute and memory speed, drawn from SEED: a
+                            ground truth no cost model knows; never printed (default: none)`;
 
 export class SimOptionError extends Error {}
 
@@ -97,6 +102,8 @@ type Setter = (o: SimOptions, v: number | string) => void;
 interface OptionSpec {
   kind: 'number' | 'string' | 'flag';
   set: Setter;
+  /** A number option that takes whole numbers only. */
+  integer?: boolean;
   min?: number;
   max?: number;
   choices?: readonly string[];
@@ -120,6 +127,7 @@ const OPTIONS: Record<string, OptionSpec> = {
   '--sim-fault': { kind: 'string', choices: OUTPUT_FAULTS, set: (o, v) => (o.fault = v as OutputFault) },
   '--sim-no-cache-report': { kind: 'flag', set: (o) => (o.cacheReport = 'flag') },
   '--sim-host-stall': { kind: 'number', min: 0, max: 900, set: (o, v) => (o.hostStallMs = v as number) },
+  '--sim-perturb': { kind: 'number', integer: true, min: 0, max: 0xffffffff, set: (o, v) => (o.perturb = v as number) },
 };
 
 /**
@@ -136,6 +144,7 @@ export function extractSimOptions(argv: readonly string[], env: NodeJS.ProcessEn
 
 /** What a number option takes, for its error message. */
 function expected(spec: OptionSpec): string {
+  if (spec.integer) return `a whole number${spec.min !== undefined ? ` from ${spec.min}` : ''}${spec.max !== undefined ? ` to ${spec.max}` : ''}`;
   if (spec.min !== undefined && spec.max !== undefined) return `a number from ${spec.min} to ${spec.max}`;
   if (spec.min !== undefined) return spec.min > 0 && spec.min < 1e-3 ? 'a number > 0' : `a number >= ${spec.min}`;
   return 'a number';
@@ -164,7 +173,7 @@ function apply(argv: readonly string[], o: SimOptions, strict: boolean): string[
     raw = raw.trim();
     if (spec.kind === 'number') {
       const v = Number(raw);
-      if (raw === '' || !Number.isFinite(v) || (spec.min !== undefined && v < spec.min) || (spec.max !== undefined && v > spec.max)) {
+      if (raw === '' || !Number.isFinite(v) || (spec.integer && !Number.isInteger(v)) || (spec.min !== undefined && v < spec.min) || (spec.max !== undefined && v > spec.max)) {
         throw new SimOptionError(`${name}: invalid value '${raw}' (${expected(spec)})`);
       }
       spec.set(o, v);

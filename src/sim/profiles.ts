@@ -172,3 +172,10 @@ export function autoGpu(m: ModelProfile, bytesPerParam: number, shards: number):
   }
   return gpuProfile(AUTO_GPU_ORDER[AUTO_GPU_ORDER.length - 1] ?? 'B300') as GpuProfile;
 }
+
+/** The simulator's GPU profile a plan's gpu_model names ('NVIDIA H100 80GB HBM3' -> H100). */
+export function simGpuFor(gpuModel: string | undefined): string | undefined {
+  if (!gpuModel) return undefined;
+  const m = gpuModel.toUpperCase().replace(/\s+/g, '');
+  return GPUS.map((g) => g.name).find((name) => m.includes(name.split('-')[0]!.toUpperCase().replace(/X$/, '')));
+}

@@ -5,7 +5,7 @@
 // says. Requests whose next KV block cannot be allocated preempt the most recently admitted request, which
 // goes back to the head of the queue and recomputes its prefix when readmitted (as vLLM and SGLang do).
 import { performance } from 'node:perf_hooks';
-import type { SimClock } from './clock';
+import type { EngineClock } from './clock';
 import { emptyWork, stepSeconds, type CostModel, type StepWork } from './cost';
 import { KvPool } from './kv';
 import { StepJitter } from './noise';
@@ -76,6 +76,8 @@ export class Scheduler {
   private stepEnd = 0;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  /** A step is due on a virtual clock (no timer is armed). */
+  private virtualDue = false;
   /** True while a timer callback applies steps: sinks may submit, and kick() must not start a second step. */
   private stepping = false;
   private admitCounter = 0;
@@ -99,7 +101,7 @@ export class Scheduler {
   constructor(
     readonly policy: SchedulerPolicy,
     readonly cost: CostModel,
-    private readonly clock: SimClock,
+    private readonly clock: EngineClock,
   ) {
     this.kv = new KvPool(policy.kvBlocks, policy.blockSize, policy.prefixCaching);
     this.newTokenRatio = policy.reserveRatio;
@@ -190,7 +192,7 @@ export class Scheduler {
   }
 
   private kick(): void {
-    if (this.timer !== undefined || this.immediate !== undefined || this.plan !== undefined || this.stepping || this.stopped) return;
+    if (this.timer !== undefined || this.immediate !== undefined || this.virtualDue || this.plan !== undefined || this.stepping || this.stopped) return;
     if (this.begin(this.clock.now())) this.arm();
   }
 
@@ -220,6 +222,11 @@ export class Scheduler {
   }
 
   private arm(): void {
+    if (this.clock.at) {
+      this.virtualDue = true;
+      this.clock.at(this.stepEnd, this.onTimer, this.quietPlan());
+      return;
+    }
     const ms = this.clock.wallMsUntil(this.stepEnd);
     // Never fire early (timers round down); a due step runs on the next turn so I/O is not starved.
     if (ms > 0) this.timer = setTimeout(this.onTimer, Math.ceil(ms));
@@ -229,6 +236,7 @@ export class Scheduler {
   private readonly onTimer = (): void => {
     this.timer = undefined;
     this.immediate = undefined;
+    this.virtualDue = false;
     this.stepping = true;
     try {
       this.runDue();
@@ -248,12 +256,109 @@ export class Scheduler {
       // Keep the modelled cadence while only slightly late; past maxLag the engine resumes from now.
       const behind = now - end > this.policy.maxLag;
       if (behind) this.stats.lostSeconds += now - end;
-      if (!this.begin(behind ? now : end)) return;
+      const start = behind ? now : end;
+      if (!this.begin(this.clock.nextLoud ? this.fastForward(start) : start)) return;
       if (this.clock.wallMsUntil(this.stepEnd) > 0 || performance.now() > budget) {
         this.arm();
         return;
       }
     }
+  }
+
+  // ---- virtual clock: decode stretches in bulk ---------------------------------------------------------
+
+  /** The planned step changes nothing another scheduler or the client could see: no prefill, no request finishing. */
+  private quietPlan(): boolean {
+    const plan = this.plan;
+    if (!plan || plan.prefill.length > 0) return false;
+    return plan.decode.every((r) => r.generated + 1 < r.stopAt);
+  }
+
+  /**
+   * On a virtual clock, the decode-only steps from `at` that nothing can interrupt (no queue, no request finishing,
+   * enough KV, no other event due before they end) applied at once: the same durations, jitter draws, tokens and
+   * blocks as stepping one by one, at a cost per step independent of the batch. Returns when the next step starts.
+   */
+  private fastForward(at: number): number {
+    const limit = this.clock.nextLoud?.() ?? at;
+    if (this.queued() > 0 || this.running.length === 0 || limit <= at) return at;
+    let kmax = Infinity;
+    for (const r of this.running) {
+      if (r.computed < r.target || r.state !== 'running') return at;
+      kmax = Math.min(kmax, r.stopAt - r.generated - 1);
+    }
+    kmax = Math.min(kmax, this.stepsThatFit(kmax));
+    if (kmax < 2) return at;
+    const { steps, end } = this.bulkDurations(at, kmax, limit);
+    if (steps > 0) this.applyBulk(steps, end);
+    return steps > 0 ? end : at;
+  }
+
+  /** Blocks the running requests need to decode k more steps. */
+  private blocksFor(k: number): number {
+    const bs = this.policy.blockSize;
+    let n = 0;
+    for (const r of this.running) n += Math.max(0, Math.ceil((r.computed + k) / bs) - (r.shared.length + r.priv));
+    return n;
+  }
+
+  /** The most steps (up to kmax) whose new KV blocks fit without preempting. */
+  private stepsThatFit(kmax: number): number {
+    const avail = this.kv.available();
+    if (this.blocksFor(kmax) <= avail) return kmax;
+    let lo = 0;
+    let hi = kmax;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (this.blocksFor(mid) <= avail) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Durations of up to kmax decode steps from `at`, stopping before a step that would end at or after `limit`. */
+  private bulkDurations(at: number, kmax: number, limit: number): { steps: number; end: number } {
+    const p = this.policy;
+    const n = this.running.length;
+    const topK = this.cost.sparseTopK;
+    let ctx0 = 0;
+    for (const r of this.running) ctx0 += r.computed;
+    let t = at;
+    let steps = 0;
+    const work = emptyWork();
+    work.decodeSeqs = n;
+    for (let j = 0; j < kmax; j++) {
+      if (topK > 0) {
+        work.decodeCtx = 0;
+        for (const r of this.running) work.decodeCtx += Math.min(r.computed + j + 1, topK);
+      } else work.decodeCtx = ctx0 + n * (j + 1);
+      let dur = stepSeconds(this.cost, work) * this.stepFactor;
+      // The jitter stream advances once per step, as stepping one by one would; a step not taken here is drawn again by begin().
+      const jitter = this.jitter ? this.jitter.peekNext() : 1;
+      dur *= jitter;
+      if (t + dur >= limit) break;
+      this.jitter?.next();
+      if (p.reserveRatio > 0) this.newTokenRatio = Math.max(this.minRatio, this.newTokenRatio - (p.reserveRatio - this.minRatio) / 600);
+      this.stats.busySeconds += dur;
+      t += dur;
+      steps++;
+    }
+    return { steps, end: t };
+  }
+
+  /** Applies `k` decode steps to every running request: tokens, KV blocks, stats; the step clock ends at `end`. */
+  private applyBulk(k: number, end: number): void {
+    const bs = this.policy.blockSize;
+    this.stepEnd = end;
+    for (const r of this.running) {
+      const need = Math.ceil((r.computed + k) / bs) - (r.shared.length + r.priv);
+      if (need > 0 && this.kv.allocate(need)) r.priv += need;
+      r.computed += k;
+      r.generated += k;
+      r.target = r.promptLen + r.generated - 1;
+    }
+    this.stats.steps += k;
+    this.stats.generatedTokens += k * this.running.length;
   }
 
   // ---- planning ---------------------------------------------------------------------------------------
@@ -379,7 +484,7 @@ export class Scheduler {
 
   private admit(r: SimRequest, budget: number, plan: Plan, reserve: { tokens: number }): boolean {
     const bs = this.policy.blockSize;
-    extendHashes(r, bs, r.target);
+    if (this.policy.prefixCaching) extendHashes(r, bs, r.target);
     const hitBlocks = this.kv.match(r.hashes, Math.floor((r.target - 1) / bs));
     const hit = hitBlocks * bs;
     const n = this.chunkLen(r.target - hit, budget, plan.prefill.length === 0 && plan.decode.length === 0);
@@ -506,7 +611,8 @@ export class Scheduler {
   private advance(r: SimRequest): boolean {
     if (r.stopAt > 0) {
       r.generated++;
-      r.target = r.promptLen + r.generated;
+      // The next step computes the KV of the token just sampled and samples the one after: a decode step.
+      r.target = r.promptLen + r.generated - 1;
       this.stats.generatedTokens++;
     }
     if (r.generated <= 1 && Number.isNaN(r.firstAt)) r.firstAt = this.stepEnd;
@@ -518,7 +624,8 @@ export class Scheduler {
       this.deliver(r, r.generated >= r.maxNew && !r.forceStop ? 'length' : 'stop');
       return true;
     }
-    if (r.generated - r.delivered >= this.policy.streamInterval || r.delivered === 0) this.deliver(r, null);
+    // On a virtual clock only the first token and the finish are read: the stream in between is not delivered.
+    if (r.delivered === 0 || (!this.clock.at && r.generated - r.delivered >= this.policy.streamInterval)) this.deliver(r, null);
     return false;
   }
 

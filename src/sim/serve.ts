@@ -97,6 +97,8 @@ function startupLines(c: ResolvedSim): string[] {
   if (launch.sigma > 0 || launch.salt !== 0) {
     lines.push(`autobench-sim: launch salt ${launch.salt}, noise sigma ${launch.sigma}: step cost x${launch.stepCostFactor.toFixed(4)} (plus per-step jitter of sd ${launch.sigma / 2})`);
   }
+  // The seed only: the factors are the benchmark's hidden ground truth, never in a log a client could read.
+  if (options.perturb !== undefined) lines.push(`autobench-sim: efficiency perturbation seed ${options.perturb} (hidden factors)`);
   if (options.errorRate > 0) lines.push(`autobench-sim: failing ${options.errorRate} of generation requests (--sim-error-rate): half HTTP 500, half cut mid-stream`);
   if (options.fault) lines.push(`autobench-sim: fault ${options.fault}: every answer comes out wrong (--sim-fault)`);
   if (s.notes.length) lines.push(`autobench-sim: accepted but not modelled: ${s.notes.map((k) => `--${k.replace(/_/g, '-')}`).join(', ')}`);
