@@ -19,6 +19,8 @@ await Promise.all([
   // Editor runs execute here, in a process of their own (forked by the extension), so the load client owns its event loop.
   build({ ...common, entryPoints: ['src/extension/run-worker.ts'], outfile: 'dist/run-worker.js', external: ['cpu-features', '*.node'] }),
   build({ ...common, entryPoints: ['language-server/src/server.ts'], outfile: 'dist/server.js' }),
+  // The language server predicts open configs in a worker thread running this bundle (beside dist/server.js), never on its event loop.
+  build({ ...common, entryPoints: ['language-server/src/predict-worker.ts'], outfile: 'dist/server-predict-worker.js' }),
   build({
     ...common,
     entryPoints: ['src/cli/main.ts'],
@@ -27,6 +29,8 @@ await Promise.all([
     // ssh2's optional native helpers: required inside try/catch, so the pure-JS fallback runs when absent.
     external: ['cpu-features', '*.node'],
   }),
+  // `autobench predict` predicts files in worker threads running this bundle (beside dist/cli.js).
+  build({ ...common, entryPoints: ['src/cli/predict-worker.ts'], outfile: 'dist/predict-worker.js' }),
   // The simulated framework CLIs (bin/sim/*) run this small bundle rather than the whole CLI.
   build({ ...common, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js' }),
   // The summary panel (webview and `report --html`): browser IIFE; its CSS lands beside it.

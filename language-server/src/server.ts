@@ -21,6 +21,7 @@ import { LineIndex, type Finding } from '../../src/core/config/finding';
 import { completeAt, type CompletionKind } from '../../src/core/editor/completion';
 import { hoverAt } from '../../src/core/editor/hover';
 import { candidateSummaries, commandsListing, lensesFor, outlineFor, type OutlineSymbol, type SymbolKind as CoreSymbolKind } from '../../src/core/editor/outline';
+import { predictedLeaders } from '../../src/core/editor/predicted';
 import type { Range } from '../../src/core/config/yaml-doc';
 import {
   CANDIDATES_REQUEST,
@@ -39,6 +40,7 @@ import {
   type ValidateFilesResult,
 } from '../../src/shared/protocol';
 import { Analyzer, uriToPath, type Analysis } from './analysis';
+import { builtWorker, PREDICT_IDLE_MS, PredictionService } from './predictions';
 import { DiagnosticScheduler } from './scheduler';
 import { SnapshotCache } from './snapshot-cache';
 import { StatusNotifier } from './status';
@@ -124,7 +126,36 @@ const scheduler = new DiagnosticScheduler(
   },
 );
 
+/** Whether the client lets the server ask for fresh code lenses (`workspace/codeLens/refresh`). */
+let lensRefresh = false;
+// Predictions run in a worker thread beside this bundle (dist/server-predict-worker.js); without it (run from source), none.
+const predictions = new PredictionService({
+  spawn: builtWorker(__dirname),
+  onResult: (uri, version) => {
+    if (lensRefresh && documents.get(uri)?.version === version) void connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
+  },
+  onError: (uri, message) => connection.console.warn(`${uri}: prediction failed: ${message}`),
+});
+
+/** After the document has been idle: predict its version in the worker, unless cached or already under way. */
+const predictScheduler = new DiagnosticScheduler(
+  () => PREDICT_IDLE_MS,
+  (uri) => {
+    const doc = documents.get(uri);
+    if (!doc || !analyzer.isConfig(uri, doc.getText())) return;
+    const a = analyzer.peek(uri);
+    if (a && a.version === doc.version && a.result.candidateLists.length === 0) return;
+    predictions.request(uri, doc.version, { text: doc.getText(), path: uriToPath(uri) ?? '', ...(settings.helpDir ? { settingHelpDir: settings.helpDir } : {}), workspaceRoots: roots });
+  },
+);
+
+function repredictAll(): void {
+  predictions.clear();
+  for (const doc of documents.all()) predictScheduler.schedule(doc.uri, false);
+}
+
 connection.onInitialize((params) => {
+  lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
   const init = params.initializationOptions as Partial<ServerSettings> | undefined;
   settings = { ...DEFAULT_SETTINGS, ...init };
   roots = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)).filter((p): p is string => p !== undefined);
@@ -150,6 +181,7 @@ connection.onNotification(SETTINGS_NOTIFICATION, (next: Partial<ServerSettings>)
   analyzer.clear();
   warned.clear();
   for (const doc of documents.all()) scheduler.schedule(doc.uri, true);
+  repredictAll();
 });
 
 connection.onDidChangeWatchedFiles((p) => {
@@ -158,13 +190,22 @@ connection.onDidChangeWatchedFiles((p) => {
     analyzer.clear();
     warned.clear();
     for (const doc of documents.all()) scheduler.schedule(doc.uri, true);
+    repredictAll();
   }
 });
 
-documents.onDidOpen((e) => scheduler.schedule(e.document.uri, true));
-documents.onDidChangeContent((e) => scheduler.schedule(e.document.uri, false));
+documents.onDidOpen((e) => {
+  scheduler.schedule(e.document.uri, true);
+  predictScheduler.schedule(e.document.uri, false);
+});
+documents.onDidChangeContent((e) => {
+  scheduler.schedule(e.document.uri, false);
+  predictScheduler.schedule(e.document.uri, false);
+});
 documents.onDidClose((e) => {
   scheduler.cancel(e.document.uri);
+  predictScheduler.cancel(e.document.uri);
+  predictions.forget(e.document.uri);
   analyzer.forget(e.document.uri);
   status.forget(e.document.uri);
   warned.delete(e.document.uri);
@@ -202,7 +243,7 @@ connection.onHover((p) => {
   const a = analysisOf(p.textDocument.uri);
   if (!a) return null;
   const lines = new LineIndex(a.text);
-  const h = hoverAt(a.result, lines.offsetAt(p.position), a.snapshots);
+  const h = hoverAt(a.result, lines.offsetAt(p.position), a.snapshots, predictions.get(a.uri, a.version));
   return h ? { contents: { kind: 'markdown', value: h.markdown }, range: toRange(lines, h.range) } : null;
 });
 
@@ -234,7 +275,7 @@ connection.onCodeLens((p) => {
   const a = analysisOf(p.textDocument.uri);
   if (!a) return [];
   const lines = new LineIndex(a.text);
-  return lensesFor(a.result).map((l) => ({
+  return lensesFor(a.result, predictedLeaders(predictions.get(a.uri, a.version))).map((l) => ({
     range: toRange(lines, l.range),
     command: { title: l.title, command: l.command, arguments: [a.uri, l.framework] },
   }));
@@ -309,6 +350,8 @@ connection.onRequest(VALIDATE_FILES_REQUEST, (p: ValidateFilesParams): ValidateF
   }
   return out;
 });
+
+connection.onExit(() => predictions.dispose());
 
 documents.listen(connection);
 connection.listen();

@@ -6,6 +6,8 @@ import { runCompare } from './compare';
 import { runReport } from './report';
 import { runSim } from './sim';
 import { runRun } from './run';
+import { runPredict } from './predict';
+import { runCalibrate } from './calibrate';
 import { version } from '../../package.json';
 
 const HELP = `usage: autobench <command> [options]
@@ -20,6 +22,9 @@ commands:
   report ROWS.jsonl  full report (Markdown, CSV, HTML panel) with reasons and handoff
   sim serve          start the built-in SIMULATED engine as a framework (no GPU needed)
   run PLAN           run the candidates on a target (sim, local, ssh:HOST) and write the report
+  predict PATH...    PREDICT each candidate's capacity with the simulated engine model (no server,
+                     no GPU; never a measurement)
+  calibrate RUN_DIR...  fit the prediction model to finished runs and store the calibration
 
 Run 'autobench <command> --help' for a command's options.`;
 
@@ -50,6 +55,10 @@ export async function main(argv: string[]): Promise<number> {
         return await runSim(rest, io);
       case 'run':
         return await runRun(rest, io);
+      case 'predict':
+        return await runPredict(rest, io);
+      case 'calibrate':
+        return runCalibrate(rest, io);
       default:
         throw new UsageError(`unknown command '${cmd}'\n\n${HELP}`);
     }

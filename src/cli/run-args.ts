@@ -1,7 +1,9 @@
 // `autobench run`'s command line checked in full before anything is read or started: numbers, target, frameworks,
-// GPU ids, and the paths that must exist; a mistake is a UsageError (exit 2) naming the option and what it takes.
+// strategy and forced candidates, GPU ids, and the paths that must exist; a mistake is a UsageError (exit 2) naming the option and what it takes.
 import { existsSync } from 'node:fs';
 import { FRAMEWORKS } from '../core/frameworks';
+import { DEFAULT_STORE } from '../predict/store';
+import { STRATEGY_CHOICES, isSearchStrategy, parseForced, type SearchStrategyName } from '../core/plan/strategy';
 import type { RunOptions, Tier } from '../runner';
 import { reportPage } from '../webview/report-page';
 import { UsageError } from './errors';
@@ -10,6 +12,22 @@ function parseTier(v: string | undefined): Tier | undefined {
   if (v === undefined) return undefined;
   if (v === '1' || v === '2' || v === '3') return Number(v) as Tier;
   throw new UsageError(`--tier must be 1, 2 or 3, got '${v}'`);
+}
+
+function parseStrategy(v: string | undefined): SearchStrategyName | undefined {
+  if (v === undefined || isSearchStrategy(v)) return v;
+  throw new UsageError(`--strategy must be ${STRATEGY_CHOICES}, got '${v}'`);
+}
+
+/** `--force vllm:c3 --force c1` (or `--force vllm:c3,c1`): every value FRAMEWORK:ID or ID. */
+function parseForce(v: readonly string[] | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  const specs = v.flatMap((x) => x.split(',')).map((x) => x.trim());
+  for (const spec of specs) {
+    const f = parseForced(spec);
+    if (typeof f === 'string') throw new UsageError(`--force: ${f}`);
+  }
+  return specs;
 }
 
 function wholeNumber(name: string, v: string | undefined, min: number): number | undefined {
@@ -55,6 +73,16 @@ export function joinSimOpts(argv: string[]): string[] {
   return out;
 }
 
+/** --sim-opts with --sim-perturb N after it (the later option wins in the simulator), or undefined for neither. */
+function simExtra(values: RunValues): string | undefined {
+  const opts = values['sim-opts'];
+  if (opts !== undefined && !/^(\s*--sim-[a-z-]+(\s+[^\s-][^\s]*)?)*\s*$/.test(opts)) throw new UsageError(`--sim-opts takes --sim-* options only, got '${opts}'`);
+  const perturb = wholeNumber('sim-perturb', values['sim-perturb'], 0);
+  if (perturb !== undefined && perturb > 0xffffffff) throw new UsageError(`--sim-perturb must be a whole number from 0 to 4294967295, got '${values['sim-perturb']}'`);
+  const parts = [opts?.trim(), perturb !== undefined ? `--sim-perturb ${perturb}` : undefined].filter((x) => x);
+  return parts.length ? parts.join(' ') : undefined;
+}
+
 /** The options `autobench run` takes. */
 export const RUN_OPTIONS = {
   target: { type: 'string' },
@@ -65,6 +93,11 @@ export const RUN_OPTIONS = {
   'sim-speed': { type: 'string' },
   'sim-seed': { type: 'string' },
   'sim-opts': { type: 'string' },
+  'sim-perturb': { type: 'string' },
+  strategy: { type: 'string' },
+  force: { type: 'string', multiple: true },
+  calibration: { type: 'string' },
+  'no-calibration': { type: 'boolean' },
   repeats: { type: 'string' },
   finalists: { type: 'string' },
   'accept-new-host-key': { type: 'boolean' },
@@ -76,7 +109,7 @@ export const RUN_OPTIONS = {
 } as const;
 
 /** The parsed option values of `autobench run`. */
-export type RunValues = { [K in keyof typeof RUN_OPTIONS]?: (typeof RUN_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+export type RunValues = { [K in keyof typeof RUN_OPTIONS]?: (typeof RUN_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof RUN_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
 
 function parseFrameworks(v: string | undefined): string[] | undefined {
   const frameworks = v?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -96,6 +129,8 @@ function parseGpus(v: string | undefined): number[] | undefined {
 /** The run's options from the command line (every value checked before anything runs). */
 export function optionsFrom(values: RunValues, planPath: string): Omit<RunOptions, 'planText'> {
   const tier = parseTier(values.tier);
+  const strategy = parseStrategy(values.strategy);
+  const force = parseForce(values.force);
   const frameworks = parseFrameworks(values.frameworks);
   const gpus = parseGpus(values.gpus);
   const target = values.target ?? 'sim';
@@ -106,17 +141,20 @@ export function optionsFrom(values: RunValues, planPath: string): Omit<RunOption
   const simSeed = wholeNumber('sim-seed', values['sim-seed'], 0);
   const repeats = wholeNumber('repeats', values.repeats, 0);
   const finalists = wholeNumber('finalists', values.finalists, 1);
-  if (values['sim-opts'] !== undefined && !/^(\s*--sim-[a-z-]+(\s+[^\s-][^\s]*)?)*\s*$/.test(values['sim-opts'])) throw new UsageError(`--sim-opts takes --sim-* options only, got '${values['sim-opts']}'`);
+  const simExtraOptions = simExtra(values);
   const health = positiveNumber('health-timeout', values['health-timeout']);
   return {
     planPath,
     target,
     outDir: values.out ?? '',
     ...(tier ? { tier } : {}),
+    ...(strategy ? { strategy } : {}),
+    ...(force ? { force } : {}),
+    ...(values['no-calibration'] ? {} : { calibrationStore: values.calibration ?? DEFAULT_STORE }),
     ...(frameworks ? { frameworks } : {}),
     ...(simSpeed ? { simSpeed } : {}),
     ...(simSeed !== undefined ? { simSeed } : {}),
-    ...(values['sim-opts'] ? { simExtraOptions: values['sim-opts'].trim() } : {}),
+    ...(simExtraOptions ? { simExtraOptions } : {}),
     ...(repeats !== undefined ? { repeats } : {}),
     ...(finalists !== undefined ? { finalists } : {}),
     ...(values['accept-new-host-key'] ? { acceptNewHostKey: true } : {}),

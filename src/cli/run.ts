@@ -1,6 +1,7 @@
 // `autobench run PLAN`: the whole search on a target (sim, local, ssh:HOST), with progress on a TTY, a final summary table and the report's paths.
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { DEFAULT_SEARCH_STRATEGY } from '../core/plan/strategy';
 import { planOf, runPlan, PlanError, RunDirInUseError, type RunOptions, type RunResult } from '../runner';
 import { styleFor } from './colors';
 import { parseCommand, usageLines } from './args';
@@ -11,8 +12,10 @@ import { RUN_OPTIONS, joinSimOpts, optionsFrom, type RunValues } from './run-arg
 import type { CliIO } from './validate';
 
 export const RUN_HELP = `usage: autobench run PLAN [--target sim|local|ssh:HOST] [--frameworks A,B]
-                     [--tier 1|2|3] [--out DIR] [--resume] [--sim-speed K]
-                     [--sim-seed N] [--sim-opts "--sim-..."] [--repeats N] [--finalists N]
+                     [--tier 1|2|3] [--strategy grid|adaptive] [--force FW:ID]... [--calibration FILE]
+                     [--out DIR] [--resume] [--sim-speed K]
+                     [--sim-seed N] [--sim-opts "--sim-..."] [--sim-perturb N]
+                     [--repeats N] [--finalists N]
                      [--accept-new-host-key] [--help-dir DIR] [--tokenizer PATH]
                      [--gpus 0,1,...] [--health-timeout S] [--quiet]
 
@@ -29,6 +32,17 @@ options:
   --frameworks A,B      run only these; the others are recorded as user-excluded
   --tier N              1 baseline only, 2 the bounded candidate list (default,
                         or the plan's search.tier), 3 every search combination
+  --strategy S          grid: every candidate of the list measured, in order;
+                        adaptive: predict each with the engine model, measure
+                        those that can still win, skip the rest with the reason
+                        (default: the plan's search.strategy, else ${DEFAULT_SEARCH_STRATEGY})
+  --force FW:ID         measure this candidate even if adaptive would skip it
+                        (vllm:c3; a bare ID such as c3 names it in every
+                        framework); repeat it or give a comma list
+  --calibration FILE    adaptive: the calibration store its predictions start
+                        from and that it adds to (default
+                        .autobench/calibration.json in this folder)
+  --no-calibration      adaptive: use and keep no calibration store
   --out DIR             run directory (default: the plan's output_dir, else
                         autobench-runs/<plan>-<time>)
   --resume              continue the run in --out: finished trials are kept and
@@ -40,6 +54,9 @@ options:
                         (default 1); each launch also gets its own salt
   --sim-opts "..."      simulated engine: more --sim-* options for every server
                         (e.g. "--sim-noise 0.03 --sim-error-rate 0.2")
+  --sim-perturb N       simulated engine: hidden, seeded efficiency factors per
+                        framework and flag value (a ground truth no cost model
+                        knows; the factors are never printed)
   --repeats N           re-measure each finalist N times, each on a freshly
                         started server, before naming a winner (default 3; 0 off)
   --finalists N         finalists per framework and scenario (default 2)

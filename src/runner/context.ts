@@ -33,6 +33,8 @@ export class RunContext {
   movedAside = 0;
   /** Per framework × candidate × scenario, what its last trial needed for a steady state: later trials (repeats too) start that long. */
   readonly trialNeeds = new Map<string, { e2eS: number; minCompleted: number }>();
+  /** The adaptive strategy's predicted knee per framework × candidate × scenario (trial.ts searchHintKey): where its rate search starts. */
+  readonly searchHints = new Map<string, number>();
   private cancelled = false;
   readonly healthTimeoutMs: number;
   readonly trialTimeoutMs: number;

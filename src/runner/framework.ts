@@ -7,7 +7,7 @@ import { recordNotRun } from './not-run';
 import { repeatFinalists } from './repeats';
 import { captureHelp, captureVersion, recheckAgainstHelp } from './preflight';
 
-async function preflight(ctx: RunContext, f: PlanFramework): Promise<void> {
+export async function preflight(ctx: RunContext, f: PlanFramework): Promise<void> {
   const fw = f.framework;
   const st = ctx.fwState(fw);
   ctx.emit({ type: 'preflight', framework: fw, step: 'help', status: 'start' });
@@ -30,7 +30,7 @@ async function preflight(ctx: RunContext, f: PlanFramework): Promise<void> {
 }
 
 /** Counts launch outcomes; after two or more candidates all failed to come up, the rest would too. */
-class EarlyStop {
+export class EarlyStop {
   tried = 0;
   failures = 0;
   reason: string | undefined;
@@ -47,7 +47,7 @@ class EarlyStop {
 }
 
 /** One candidate in the framework loop: skipped, settled by an earlier run, or launched. 'cancelled' ends the loop. */
-async function candidateTurn(ctx: RunContext, f: PlanFramework, cand: Candidate, stop: EarlyStop, smokeFail: LaunchFailure | undefined): Promise<'cancelled' | undefined> {
+export async function candidateTurn(ctx: RunContext, f: PlanFramework, cand: Candidate, stop: EarlyStop, smokeFail: LaunchFailure | undefined): Promise<'cancelled' | undefined> {
   const fw = f.framework;
   const state = ctx.fwState(fw).candidates.find((c) => c.id === cand.id);
   const setOutcome = (o: string): void => {
@@ -74,7 +74,7 @@ async function candidateTurn(ctx: RunContext, f: PlanFramework, cand: Candidate,
   return undefined;
 }
 
-function notRunFramework(ctx: RunContext, f: PlanFramework): void {
+export function notRunFramework(ctx: RunContext, f: PlanFramework): void {
   const excluded = f.status === 'user_excluded';
   if (excluded) recordNotRun(ctx, f, undefined, 'user_excluded', f.reason ?? 'left out by the caller', 'skip');
   else recordNotRun(ctx, f, f.candidates[0], 'skipped', f.reason ?? 'skipped', 'skip');

@@ -30,7 +30,7 @@ function pointOf(row: PyObject, scenario: string): RepeatPoint | undefined {
 }
 
 /** Per candidate, the points it repeats: it is among the framework's `k` best in those scenarios and within the decision margin of the best. */
-export function finalists(ctx: RunContext, f: PlanFramework, k: number): Map<Candidate, RepeatPoint[]> {
+export function finalists(ctx: RunContext, f: PlanFramework, k: number, floor?: ReadonlyMap<string, number>): Map<Candidate, RepeatPoint[]> {
   const rows = ctx.ledger.rowsOf(f.framework).filter((r) => (r.trial as { mode?: string } | undefined)?.mode !== 'repeat');
   const work = prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], sla: ctx.plan.sla });
   const out = new Map<Candidate, RepeatPoint[]>();
@@ -41,8 +41,10 @@ export function finalists(ctx: RunContext, f: PlanFramework, k: number): Map<Can
     // Among contenders with the same score, one already chosen for another scenario goes first: its fresh server
     // measures both points, so the repeats cost one launch instead of two.
     const chosen = (id: string) => [...out.keys()].some((c) => c.id === id);
+    // `floor`: the run's leader per scenario (adaptive): a framework's best that cannot reach it needs no repeats either.
+    const lead = floor?.get(sc.name) ?? 0;
     const contenders = ranked
-      .filter((c) => top && c.interval[1] * (1 + DECISION_MARGIN) > top.interval[0])
+      .filter((c) => top && c.interval[1] * (1 + DECISION_MARGIN) > Math.max(top.interval[0], lead))
       .sort((a, b) => b.score - a.score || Number(chosen(b.candidate)) - Number(chosen(a.candidate)));
     for (const s of contenders.slice(0, k)) {
       const cand = f.candidates.find((c) => c.id === s.candidate);
@@ -91,10 +93,10 @@ async function repeatOnce(ctx: RunContext, f: PlanFramework, cand: Candidate, po
 }
 
 /** The repeats of a framework's finalists, round by round (so an interrupted run still has whole rounds). */
-export async function repeatFinalists(ctx: RunContext, f: PlanFramework): Promise<void> {
+export async function repeatFinalists(ctx: RunContext, f: PlanFramework, floor?: ReadonlyMap<string, number>): Promise<void> {
   const n = ctx.opts.repeats ?? DEFAULT_REPEATS;
   if (n <= 0 || ctx.aborted) return;
-  const chosen = finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS);
+  const chosen = finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS, floor);
   if (chosen.size === 0) return;
   ctx.log('info', `${f.framework}: re-measuring ${[...chosen.keys()].map((c) => c.id).join(', ')} ${n} time(s), each on a fresh server`);
   for (let round = 1; round <= n; round++) {

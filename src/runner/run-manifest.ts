@@ -4,6 +4,7 @@ import { basename, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { SlaLimits } from '../core/sla/limits';
 import type { RunPlan } from '../core/plan/types';
+import type { SearchStrategyRecord } from '../core/plan/strategy';
 import type { Bracket } from './rate-search';
 import { safeName } from './artifacts';
 import type { GpuCheck } from './preflight';
@@ -47,6 +48,8 @@ export interface Manifest {
   resumes: Array<{ at: string; finished_trials: number; moved_aside?: number }>;
   /** Server up-time × GPUs, per purpose and candidate (modelled seconds on the simulator). */
   gpu_seconds?: { total: number; by_purpose: Record<string, number>; by_candidate: Record<string, number> };
+  /** The search strategy that ran (grid or adaptive) and where it came from, what it measured and skipped; the report states it (core/results/run-facts.ts). */
+  search_strategy?: SearchStrategyRecord;
   /** Servers running right now (process groups on the target); a killed runner leaves them here for --resume to clean up. */
   live_servers: LiveRecord[];
 }

@@ -8,6 +8,9 @@ import type { ResultRow, RowStatus } from '../core/results/rows';
 import { RunDir } from './artifacts';
 import { RunContext, WARMUP_FIRST_TRIAL, WARMUP_LATER } from './context';
 import { runFramework } from './framework';
+import { runAdaptiveStrategy } from './adaptive';
+import { writeGridPredictions } from './predictions';
+import { resolveStrategy, type SearchStrategyRecord } from '../core/plan/strategy';
 import { Ledger, reapLeftovers } from './ledger';
 import { checkGpus, type GpuCheck } from './preflight';
 import { capturedVersions, initialManifest, type Manifest } from './run-manifest';
@@ -127,10 +130,20 @@ async function runAll(ctx: RunContext, prior: Manifest | undefined): Promise<{ s
     await start(ctx, prior);
     const gpu = await gpuPreflight(ctx);
     if (gpu && gpu.status !== 'free' && gpu.status !== 'unavailable') return { status: 'gpu-busy', reason: gpu.detail };
-    for (const f of ctx.plan.frameworks) {
-      if (ctx.aborted) break;
-      await runFramework(ctx, f);
+    const strategy = resolveStrategy(ctx.plan, ctx.opts);
+    const record: SearchStrategyRecord = { name: strategy.name, source: strategy.source, measured: [], skipped: [] };
+    ctx.manifest.search_strategy = record;
+    ctx.log('info', `search strategy: ${strategy.name} (${strategy.source === 'option' ? '--strategy' : strategy.source === 'plan' ? 'the plan' : 'the default'})`);
+    if (strategy.name === 'adaptive') await runAdaptiveStrategy(ctx, record);
+    else {
+      for (const f of ctx.plan.frameworks) {
+        if (ctx.aborted) break;
+        await runFramework(ctx, f);
+      }
+      writeGridPredictions(ctx);
+      record.measured = measuredKeys(ctx);
     }
+    ctx.saveManifest();
     return { status: 'completed' };
   } catch (e) {
     if (e instanceof PlanError) throw e;
@@ -139,6 +152,11 @@ async function runAll(ctx: RunContext, prior: Manifest | undefined): Promise<{ s
   } finally {
     await ctx.target.close().catch(() => undefined);
   }
+}
+
+/** Candidates the grid measured (launched and came up), as `<framework> <candidateId>`. */
+function measuredKeys(ctx: RunContext): string[] {
+  return ctx.plan.frameworks.flatMap((f) => (ctx.manifest.frameworks[f.framework]?.candidates ?? []).filter((c) => c.outcome === 'measured').map((c) => `${f.framework} ${c.id}`));
 }
 
 function summarize(ctx: RunContext): Pick<RunResult, 'summary' | 'report'> {

@@ -1,7 +1,8 @@
-// The run's report from its rows.jsonl and the plan in memory: summary.md, summary.csv, summary.json (the verdicts), and summary.html when the caller passes an HTML renderer.
+// The run's report from its rows.jsonl, the plan in memory and the manifest's GPU time and search strategy: summary.md, summary.csv, summary.json (the verdicts), and summary.html when the caller passes an HTML renderer.
 import { existsSync, readFileSync } from 'node:fs';
 import type { RunPlan } from '../core/plan/types';
 import { runFactsFromPlan, type RunFacts } from '../core/results/run-facts';
+import { PREDICT_FILE, predictRecordFacts } from '../core/results/predict-file';
 import { buildReport } from '../core/results/report';
 import type { ReportModel, VerdictCandidate } from '../core/results/report-model';
 import { renderReportCsv, renderReportMarkdown } from '../core/results/report-write';
@@ -20,6 +21,10 @@ export interface SummaryInput {
   versions: Record<string, { packageVersion?: string; containerImage?: string; serverHelp?: string }>;
   /** What the rows call the GPU (a simulated run's modelled profile), over the plan's gpu_model. */
   gpuModel?: string;
+  /** The run's manifest (its GPU time and search strategy go into the report); default: DIR/manifest.json as last saved. */
+  manifest?: unknown;
+  /** The run's predictions (predict.json parsed); default: DIR/predict.json when there is one. */
+  predictions?: unknown;
   renderHtml?: ReportHtmlRenderer;
 }
 
@@ -31,11 +36,35 @@ function scrubbed<T>(v: T, scrub: (s: string) => string): T {
   return v;
 }
 
+/** A JSON file as the run last saved it, or undefined when there is none or it does not parse. */
+function savedJson(file: string): unknown {
+  try {
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** manifest.json as the run last saved it, or undefined when there is none (the report then says nothing about GPU time). */
+function savedManifest(dir: RunDir): unknown {
+  return savedJson(dir.manifestFile);
+}
+
+/** The run facts with the run's predictions (predict.json) added; a run without the file gets none. */
+function withPredictions(facts: RunFacts, json: unknown): RunFacts {
+  const read = predictRecordFacts(json);
+  if (read.predictions) facts.predictions = read.predictions;
+  facts.problems.push(...read.problems);
+  return facts;
+}
+
 export function buildRunReport(i: SummaryInput): ReportModel {
   const text = existsSync(i.dir.rowsFile) ? readFileSync(i.dir.rowsFile, 'utf8') : '';
   const read = readRows(text, 'rows.jsonl');
   if (!read.ok) throw new Error(read.message);
-  const facts: RunFacts = scrubbed(runFactsFromPlan(i.plan), (s) => i.dir.scrub(s));
+  const manifest = i.manifest ?? savedManifest(i.dir);
+  const predictions = i.predictions ?? savedJson(i.dir.path(PREDICT_FILE));
+  const facts: RunFacts = scrubbed(withPredictions(runFactsFromPlan(i.plan, manifest), predictions), (s) => i.dir.scrub(s));
   facts.runId = i.runId;
   facts.outputDir = i.dir.root;
   if (i.gpuModel) facts.gpuModel = i.gpuModel;

@@ -8,7 +8,8 @@ import type { SlaVerdict } from '../core/results/sla';
 import { safeName, trialKey } from './artifacts';
 import { backendFor, benchmarkCommand, rawResult, runTrial, type TrialOutcome, type TrialSettings } from './client-trial';
 import { WARMUP_FIRST_TRIAL, WARMUP_LATER, type RunContext } from './context';
-import { bracketOf, describeSearch, newSearch, nextRate, recordRound } from './rate-search';
+import { searchAround, searchBeyond } from '../predict/race';
+import { bracketOf, describeSearch, newSearch, nextRate, recordRound, type RateSearchConfig, type RateSearchEnd } from './rate-search';
 import { judge, measuredRow, metricsBlock } from './row-builder';
 import { inversionOf, logNotesSince, logSize, paceOf, validityOf, type RoundPoint, type Validity } from './trial-checks';
 import { failureOf, type LiveServer } from './server';
@@ -64,9 +65,29 @@ export async function runScenario(ctx: RunContext, s: ScenarioRun, firstOfCandid
 }
 
 async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, measureOne: (ref: TrialRef, rounds: readonly RoundPoint[]) => Promise<Measured>): Promise<'ok' | 'cancelled' | { status: RowStatus; reason: string }> {
-  const fw = s.f.framework;
   const spec = ctx.plan.bench.search;
   if (!spec) return 'ok';
+  // The adaptive strategy starts at the predicted knee; a search there that does not bracket the limit goes on over the plan's bounds.
+  const hint = ctx.searchHints.get(searchHintKey(s.f.framework, s.cand.id, s.sc.name));
+  const first = hint ? searchAround(spec, hint) : spec;
+  const r = await searchOnce(ctx, s, c, first, measureOne);
+  if (hint && first !== spec && typeof r === 'object' && 'end' in r && (r.end === 'lower-fails' || r.end === 'upper-passes')) {
+    const next = searchBeyond(spec, first, r.end, r.best ?? first.upper);
+    ctx.log('info', `${s.f.framework} ${s.cand.id} ${s.sc.name}: the search around the predicted ${hint} req/s ended ${r.end}; searching ${next.lower}..${next.upper} req/s`);
+    const again = await searchOnce(ctx, s, c, next, measureOne);
+    return typeof again === 'object' && 'end' in again ? 'ok' : again;
+  }
+  return typeof r === 'object' && 'end' in r ? 'ok' : r;
+}
+
+/** Where the adaptive strategy's predicted knees are kept (RunContext.searchHints). */
+export function searchHintKey(fw: string, candidate: string, scenario: string): string {
+  return `${fw}\u0000${candidate}\u0000${scenario}`;
+}
+
+/** One rate search over `spec`: how it ended, or 'cancelled' / the failure that ended the server. */
+async function searchOnce(ctx: RunContext, s: ScenarioRun, c: number | null, spec: RateSearchConfig, measureOne: (ref: TrialRef, rounds: readonly RoundPoint[]) => Promise<Measured>): Promise<{ end: RateSearchEnd | undefined; best: number | undefined } | 'cancelled' | { status: RowStatus; reason: string }> {
+  const fw = s.f.framework;
   const label = `${s.cand.id} ${s.sc.name} c=${c ?? 'none'}`;
   const state = newSearch();
   const points: RoundPoint[] = [];
@@ -90,7 +111,7 @@ async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, mea
   ctx.fwState(fw).brackets[label] = bracketOf(spec, state);
   ctx.fwState(fw).searches[label] = text;
   ctx.log('info', `${fw} ${s.cand.id} ${s.sc.name} (concurrency ${c ?? 'unlimited'}): rate search ${text}`);
-  return 'ok';
+  return { end: state.done, best: state.best };
 }
 
 /** A trial outcome as a row status and reason; dead: the server or the connection is gone. */

@@ -1,6 +1,6 @@
 // The runner's public shapes: what runPlan takes, the typed progress events it emits, and what it returns.
 import type { ParsedYaml } from '../core/config/yaml-doc';
-import type { RunPlan, Tier } from '../core/plan/types';
+import type { RunPlan, SearchStrategyName, Tier } from '../core/plan/types';
 import type { ReportModel } from '../core/results/report-model';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import type { FrameworkKey } from '../core/frameworks/types';
@@ -33,6 +33,12 @@ export interface RunOptions {
   frameworks?: readonly string[];
   /** Only these candidate ids (`baseline`, `c3`) of the bounded list run, e.g. the editor's "Run candidate…"; others get no rows. */
   candidates?: readonly string[];
+  /** The search strategy (`--strategy`), over the plan's search.strategy: grid measures every candidate, adaptive only those that can still win (resolveStrategy, core/plan/strategy.ts). */
+  strategy?: SearchStrategyName;
+  /** `--force`: candidates measured even when adaptive would skip them, each `FRAMEWORK:ID` (`vllm:c3`) or `ID` for every framework (isForced, core/plan/strategy.ts). */
+  force?: readonly string[];
+  /** The workspace's calibration store (src/predict/store.ts): adaptive runs start from it and add what they measured; none: no store. */
+  calibrationStore?: string;
   /** Simulated engine: run this many times faster than the modelled GPU (default 10); metrics are reported in modelled time. */
   simSpeed?: number;
   simSeed?: number;

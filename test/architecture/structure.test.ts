@@ -45,6 +45,11 @@ describe('architecture', () => {
     assert.deepEqual(all.filter((e) => front(e.to, e.file)).map((e) => `${e.file} -> ${e.to}`), []);
   });
 
+  test('predict imports only predict, core and sim (the engine model it runs on a virtual clock)', () => {
+    const ok = (to: string): boolean => ['src/predict/', 'src/core/', 'src/sim/'].some((d) => to.startsWith(d));
+    assert.deepEqual(edges('src/predict').filter((e) => !ok(e.to)).map((e) => `${e.file} -> ${e.to}`), []);
+  });
+
   test('the extension reaches runs only through the runner (no exec import)', () => {
     assert.deepEqual(edges('src/extension').filter((e) => e.to.startsWith('src/exec')), []);
   });

@@ -12,6 +12,7 @@ import { HELP, REPO, VALID } from '../support/fixtures';
 import { TestClient } from '../support/lsp-client';
 
 const QWEN = readFileSync(join(REPO, 'configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml'), 'utf8');
+const DEMO = readFileSync(join(REPO, 'configs', 'examples', 'demo.plan.yaml'), 'utf8');
 let n = 0;
 const uriFor = (dir: string, name = `doc${++n}.yaml`) => pathToFileURL(join(dir, name)).toString();
 
@@ -199,6 +200,38 @@ describe('language server over stdio', () => {
       const commands = lenses.filter((l) => l.range.start.line === line).map((l) => l.command?.command);
       assert.deepEqual(commands, ['autobench.showCandidates', 'autobench.showCandidates', 'autobench.runBaseline', 'autobench.runCandidate', 'autobench.runAll']);
       assert.ok(lenses.filter((l) => l.range.start.line === line).every((l) => JSON.stringify(l.command?.arguments) === JSON.stringify([uri, plan.framework])));
+    }
+  });
+
+  test('predictions: after the document is idle the worker predicts it, the server asks for a lens refresh, the count lens names the predicted best', async () => {
+    const c2 = new TestClient();
+    let refreshed: () => void = () => undefined;
+    const refresh = new Promise<void>((resolve) => (refreshed = resolve));
+    c2.conn.onRequest('workspace/codeLens/refresh', () => {
+      refreshed();
+      return null;
+    });
+    await c2.conn.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: pathToFileURL(dir).toString(),
+      workspaceFolders: [{ uri: pathToFileURL(dir).toString(), name: 'ws' }],
+      capabilities: { workspace: { configuration: true, codeLens: { refreshSupport: true } } },
+      initializationOptions: { debounceMs: 20 },
+    });
+    await c2.conn.sendNotification('initialized', {});
+    try {
+      const uri = uriFor(dir, 'predicted.plan.yaml');
+      c2.open(uri, DEMO);
+      const first: CodeLens[] = await c2.conn.sendRequest('textDocument/codeLens', { textDocument: { uri } });
+      assert.ok(!first.some((l) => /predicted/.test(l.command?.title ?? '')), 'no prediction before the document was idle');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([refresh, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no workspace/codeLens/refresh within 30 s')), 30000)))]);
+      clearTimeout(timer);
+      const lenses: CodeLens[] = await c2.conn.sendRequest('textDocument/codeLens', { textDocument: { uri } });
+      const titles = lenses.map((l) => l.command?.title ?? '');
+      assert.ok(titles.some((t) => /^3 candidates · predicted best \S+ ≈ [\d.]+ req\/s chat \(model/.test(t)), JSON.stringify(titles));
+    } finally {
+      await c2.shutdown();
     }
   });
 

@@ -3,9 +3,10 @@ import type { CheckResult } from '../config/check';
 import { findFlag, knownFlagsFor, type SnapshotFlags } from '../config/known-flags';
 import { pyStr } from '../py/value';
 import { describePath } from '../config/schema-check';
-import type { DocNode, Range, YamlPath } from '../config/yaml-doc';
+import { nodeAt, type DocNode, type Range, type YamlPath } from '../config/yaml-doc';
 import { isFrameworkKey } from '../frameworks/types';
 import { flagDoc } from './completion';
+import { predictedEffect, type EditorPrediction } from './predicted';
 
 export interface HoverInfo {
   markdown: string;
@@ -52,7 +53,8 @@ export function nodePathAt(root: DocNode | undefined, offset: number): Hit | und
   return hit ?? (path.length ? { path, onKey: false, range: node?.range ?? [offset, offset] } : undefined);
 }
 
-export function hoverAt(result: CheckResult, offset: number, snapshots: SnapshotFlags | undefined): HoverInfo | undefined {
+/** `prediction`: the document's cached prediction (plain data), if any; a search-space value then adds its predicted effect. */
+export function hoverAt(result: CheckResult, offset: number, snapshots: SnapshotFlags | undefined, prediction?: EditorPrediction): HoverInfo | undefined {
   const hit = nodePathAt(result.root, offset);
   if (!hit) return undefined;
   const [top, fw, block, key] = hit.path;
@@ -61,7 +63,9 @@ export function hoverAt(result: CheckResult, offset: number, snapshots: Snapshot
     const known = knownFlagsFor(fw, snapshots);
     const flag = findFlag(known, key);
     const md = flag ? flagDoc(fw, flag, known) : `\`${key}\` is not a flag of this ${fw} CLI.\n\n_${known.source === 'builtin' ? 'checked against the built-in flag table' : `checked against ${known.label}`}_`;
-    return { markdown: md, range: hit.range };
+    const value = block === 'search_space' && !hit.onKey && prediction ? nodeAt(result.root, hit.path) : undefined;
+    const effect = value?.kind === 'scalar' ? predictedEffect(prediction, fw, key, value.value) : undefined;
+    return { markdown: effect ? `${md}\n\n${effect}` : md, range: hit.range };
   }
 
   if (top === 'dataset' && (fw === 'input_len' || fw === 'output_len' || fw === 'scenario_names') && typeof block === 'number') {

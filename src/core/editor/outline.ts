@@ -1,6 +1,7 @@
 // Code lenses, the outline and the "Show commands" listing, all read off one CheckResult.
 import { basename } from 'node:path';
 import type { CheckResult, FrameworkCandidates } from '../config/check';
+import { leaderLensText, type PredictedLeader } from './predicted';
 import { sourceLabel } from './snapshot-label';
 import { nodeAt, type DocNode, type Range } from '../config/yaml-doc';
 import { frameworkSpec } from '../frameworks';
@@ -22,14 +23,17 @@ const RUN_LENSES: ReadonlyArray<[title: string, command: string]> = [
   ['Run all', 'autobench.runAll'],
 ];
 
-export function lensesFor(result: CheckResult): LensInfo[] {
+/** `leaders`: per framework, its predicted leader (plain data from the language server's predict worker), appended to the count lens. */
+export function lensesFor(result: CheckResult, leaders?: ReadonlyMap<string, PredictedLeader>): LensInfo[] {
   const out: LensInfo[] = [];
   for (const plan of result.candidateLists) {
     const node = nodeAt(result.root, ['frameworks', plan.framework]);
     const range = node?.keyRange ?? node?.range;
     if (!range) continue;
     const n = plan.candidates.length;
-    out.push({ range, framework: plan.framework, title: `${n} candidate${n === 1 ? '' : 's'}`, command: 'autobench.showCandidates' });
+    const leader = leaders?.get(plan.framework);
+    const title = `${n} candidate${n === 1 ? '' : 's'}${leader ? leaderLensText(leader) : ''}`;
+    out.push({ range, framework: plan.framework, title, command: 'autobench.showCandidates' });
     for (const [title, command] of RUN_LENSES) out.push({ range, framework: plan.framework, title, command });
   }
   return out;

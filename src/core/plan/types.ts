@@ -11,6 +11,15 @@ import type { SlaReading } from '../sla/limits';
 
 export type Tier = 1 | 2 | 3;
 
+/** `search.strategy`: `grid` measures every candidate of the bounded list; `adaptive` predicts each with the engine model and measures only those that can still win. */
+export type SearchStrategyName = 'grid' | 'adaptive';
+
+/** The strategy the plan asks for: written in its `search:` block, or the default (`DEFAULT_SEARCH_STRATEGY`, strategy.ts). */
+export interface PlanSearchStrategy {
+  name: SearchStrategyName;
+  source: 'plan' | 'default';
+}
+
 export interface PlanFramework {
   framework: FrameworkKey;
   status: 'run' | 'skipped' | 'user_excluded';
@@ -92,7 +101,10 @@ export interface RunPlan {
   /** From the one SLA reader (benchmark.sla, else the top-level sla), with the run's defaults (a success-rate floor when unset). */
   sla: SlaReading;
   hardware: { gpuCount?: number; gpuModel?: string };
+  /** `strategy` is the order candidates are drawn in (`search.candidate_generation`), not the search strategy. */
   budget: { tier: Tier; maxCandidates: number; strategy: CandidateStrategy };
+  /** `search.strategy`: which candidates are measured (grid: all; adaptive: those that can still win). `--strategy` overrides it: resolveStrategy. */
+  searchStrategy: PlanSearchStrategy;
   /** version_manifest, per key (frameworks, and any other tool the plan records). */
   versions: Record<string, VersionRecord>;
   target: { outputDir: string | undefined; resume: boolean };

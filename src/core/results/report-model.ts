@@ -180,6 +180,111 @@ export interface HandoffNote {
   text: string;
 }
 
+/** GPU time of one candidate (server up-time × GPUs over every purpose), from the run's manifest. */
+export interface GpuTimeEntry {
+  framework: string;
+  candidate: string;
+  gpuSeconds: number;
+  /** The seconds as every renderer shows them. */
+  text: string;
+  /** Its share of the run's total ('23%'), '' when the total is unknown. */
+  share: string;
+}
+
+/** A candidate the adaptive strategy did not measure, and why. */
+export interface SkippedCandidate {
+  framework: string;
+  candidate: string;
+  reason: string;
+}
+
+/** The search strategy that ran and where it came from. */
+export interface StrategyFact {
+  name: 'grid' | 'adaptive';
+  source: 'option' | 'plan' | 'default';
+  /** The source in words: 'from --strategy', "from the plan's search.strategy", 'the default'. */
+  from: string;
+}
+
+/**
+ * What the search cost, from the run's manifest: which strategy ran and where it came from, GPU-seconds in total, per
+ * purpose and per candidate, and for adaptive the grid's predicted GPU-seconds, the share spent and what it skipped.
+ */
+export interface SearchCost {
+  /** Null when the run recorded no strategy (a run from before strategies, or one that only recorded GPU time). */
+  strategy: StrategyFact | null;
+  /** The unit as labels say it: 'GPU-seconds', or 'modelled GPU-seconds (simulated)' on the simulator. */
+  unit: string;
+  modelled: boolean;
+  /** Null when the run recorded no GPU time. */
+  total: { gpuSeconds: number; text: string } | null;
+  /** smoke, search, repeat (then any other purpose), each with its seconds. */
+  byPurpose: Array<{ purpose: string; gpuSeconds: number; text: string }>;
+  byCandidate: GpuTimeEntry[];
+  /** adaptive: what the grid would have spent, predicted; null otherwise. */
+  gridPredicted: { gpuSeconds: number; text: string } | null;
+  /** adaptive: the total as a share of the grid's prediction ('23%'); null otherwise. */
+  gridShare: string | null;
+  /** One sentence: what the run spent, and for adaptive against the grid ("adaptive spent 412 GPU-s, 23% of ..."). */
+  summary: string;
+  skipped: SkippedCandidate[];
+  /** adaptive: per framework the model's median prediction error before and after calibration ('12%', '' when unknown). */
+  calibration: Array<{ framework: string; before: string; after: string }>;
+}
+
+/** One candidate × scenario: the simulated engine model's predicted SLA capacity beside what the run measured. */
+export interface PredictionRow {
+  scenario: string;
+  framework: string;
+  candidate: string;
+  /** Uncalibrated prediction (req/s); null when the model predicts it would not start (see `status`). */
+  initial: number | null;
+  /** adaptive: the calibrated prediction (req/s); null when the run has none. */
+  calibrated: number | null;
+  /** ok, oom, fails, skipped (the model's status for the candidate). */
+  status: string;
+  /** The verdict's SLA capacity (req/s); null when not measured or nothing met the SLA. */
+  measured: number | null;
+  /** Relative error of the uncalibrated / calibrated prediction against the measurement (0.12 = +12%); null without both. */
+  initialError: number | null;
+  calibratedError: number | null;
+  /** Cell texts as every renderer shows them. */
+  initialText: string;
+  calibratedText: string;
+  measuredText: string;
+  initialErrorText: string;
+  calibratedErrorText: string;
+}
+
+/** A point of a predicted Pareto front (output tok/s per GPU against per-user tok/s). */
+export interface PredictedFrontPoint {
+  framework: string;
+  candidate: string;
+  rate: number;
+  throughputPerGpu: number;
+  perUserTps: number;
+}
+
+export interface PredictedFront {
+  scenario: string;
+  /** The chart title, always labelled as the model's ("chat: Pareto front, predicted (simulated engine model)"). */
+  title: string;
+  /** The predicted leader in words ('vllm c3 ≈ 12.4 req/s'), '' when none. */
+  leader: string;
+  points: PredictedFrontPoint[];
+}
+
+/** What the simulated engine model predicted for the run (its predict.json) against what was measured. */
+export interface PredictionsSection {
+  /** 'predicted by the simulated engine model, not measured'. */
+  note: string;
+  strategy: string;
+  /** Some candidate has a calibrated prediction (adaptive). */
+  calibrated: boolean;
+  rows: PredictionRow[];
+  fronts: PredictedFront[];
+}
+
 export interface ReportModel {
   version: typeof REPORT_MODEL_VERSION;
   title: string;
@@ -206,6 +311,10 @@ export interface ReportModel {
   handoff: HandoffNote | null;
   /** Why there is no handoff note, when there is none. */
   handoffAbsent: string;
+  /** The strategy that ran and its GPU time; null when the run facts hold none (a plan alone, an older run). */
+  searchCost: SearchCost | null;
+  /** Predicted vs measured (the run's predict.json); null/absent for a run without predictions. */
+  predictions?: PredictionsSection | null;
   artifacts: Fact[];
   problems: Array<{ line: number; message: string }>;
 }

@@ -2,7 +2,7 @@
 // (in a webview or a plain browser) produce the same files from the same model.
 import { pyFloatRepr } from '../py/value';
 import { NEXT_STEP_TEXT } from './advice';
-import type { CandidateRow, ColumnDef, Fact, NotSelectedEntry, ReportModel, TrialRate, VerdictCandidate } from './report-model';
+import type { CandidateRow, ColumnDef, Fact, NotSelectedEntry, PredictionsSection, ReportModel, SearchCost, TrialRate, VerdictCandidate } from './report-model';
 
 /**
  * Text shown literally in Markdown (a table cell included), with Markdown's own escapes and no HTML entities, so
@@ -94,6 +94,47 @@ function notSelectedSection(model: ReportModel): string[] {
   return [...head, note, '', ...table(['Framework', 'Scenario', 'Candidate', 'Category', 'Passed up to (req/s)', 'First failing (req/s)', 'Reason', 'Next step'], [false, false, false, false, true, true, false, false], rows), ''];
 }
 
+const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** Which strategy ran, its GPU-seconds per purpose and per candidate, adaptive's skips; nothing for a run that recorded none. */
+function searchCostMarkdown(cost: SearchCost | null): string[] {
+  if (!cost) return [];
+  const out = ['## Search strategy and GPU time', ''];
+  if (cost.strategy) out.push(`Strategy: **${cost.strategy.name}** (${mdText(cost.strategy.from)}).`, '');
+  out.push(mdText(capitalized(cost.summary)), '');
+  const unit = capitalized(cost.unit);
+  if (cost.total) {
+    const rows = [...cost.byPurpose.map((p) => [mdText(p.purpose), p.text]), ['**total**', `**${cost.total.text}**`]];
+    if (cost.gridPredicted) rows.push(['grid (predicted)', cost.gridPredicted.text]);
+    out.push(...table(['Purpose', unit], [false, true], rows), '');
+  }
+  if (cost.byCandidate.length) {
+    out.push(`**${unit} per candidate** (server up-time × GPUs, every purpose)`, '');
+    out.push(...table(['Framework', 'Candidate', unit, 'Share'], [false, false, true, true], cost.byCandidate.map((c) => [mdCode(c.framework), mdText(c.candidate), c.text, c.share])), '');
+  }
+  if (cost.skipped.length) {
+    out.push(`**Skipped by adaptive** (${cost.skipped.length}), each with why; \`--force FRAMEWORK:ID\` measures one anyway`, '');
+    out.push(...table(['Framework', 'Candidate', 'Reason'], [false, false, false], cost.skipped.map((k) => [mdCode(k.framework), mdText(k.candidate), mdText(k.reason)])), '');
+  }
+  if (cost.calibration.length) {
+    out.push('**Prediction error** (median, before and after calibrating on the measured candidates)', '');
+    out.push(...table(['Framework', 'Before', 'After'], [false, true, true], cost.calibration.map((k) => [mdCode(k.framework), k.before, k.after])), '');
+  }
+  return out;
+}
+
+/** Per candidate × scenario the model's predicted SLA capacity beside the measured one; nothing for a run without predict.json. */
+function predictionsMarkdown(p: PredictionsSection | null | undefined): string[] {
+  if (!p) return [];
+  const head = ['Scenario', 'Framework', 'Candidate', 'Predicted req/s', ...(p.calibrated ? ['Calibrated req/s'] : []), 'Measured req/s', 'Error', ...(p.calibrated ? ['Calibrated error'] : [])];
+  const rows = p.rows.map((r) => [mdText(r.scenario), mdCode(r.framework), mdText(r.candidate), mdText(r.initialText), ...(p.calibrated ? [mdText(r.calibratedText)] : []), mdText(r.measuredText), r.initialErrorText, ...(p.calibrated ? [r.calibratedErrorText] : [])]);
+  const out = ['## Predicted vs measured', '', `> **Simulated model:** the predictions are ${mdText(p.note)}. Measured: the verdict's SLA capacity. Error: predicted / measured − 1.`, ''];
+  out.push(...table(head, head.map((h) => h.includes('req/s') || h.includes('rror')), rows), '');
+  const leaders = p.fronts.filter((f) => f.leader).map((f) => `- ${mdText(f.scenario)}: predicted best ${mdText(f.leader)} (model)`);
+  if (leaders.length) out.push(...leaders, '');
+  return out;
+}
+
 export function renderReportMarkdown(model: ReportModel): string {
   const out: string[] = [`# ${mdText(model.title)}`, ''];
   if (model.simulatedRows > 0) {
@@ -114,6 +155,9 @@ export function renderReportMarkdown(model: ReportModel): string {
       '',
     );
   }
+
+  out.push(...searchCostMarkdown(model.searchCost));
+  out.push(...predictionsMarkdown(model.predictions));
 
   const metrics = metricColumns(model);
   out.push('## Best command per framework and scenario', '');

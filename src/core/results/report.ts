@@ -12,6 +12,8 @@ import { caveatList } from './report/caveats';
 import { handoffSection } from './report/handoff-note';
 import { hardwareFacts } from './report/hardware';
 import { notSelectedEntries } from './report/not-selected';
+import { predictionsSection } from './report/predictions';
+import { searchCostSection } from './report/search-cost';
 import { slaSection } from './report/sla-facts';
 import { throughputEntries } from './report/throughput';
 import { versionEntries } from './report/versions';
@@ -42,6 +44,7 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
   const workload = workloadSection(work, runFacts, scenarios);
   const simulatedRows = candidates.filter((c) => c.simulated).length;
   const { limits } = sla;
+  const notSelected = notSelectedEntries(work, candidates, runFacts, best);
   return {
     version: REPORT_MODEL_VERSION,
     title: `Benchmark report${workload.models.length === 1 ? `: ${workload.models[0]}` : ''}`,
@@ -60,9 +63,11 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
     best,
     throughput: throughputEntries(work, candidates, best, scenarios, frameworks),
     winners,
-    notSelected: notSelectedEntries(work, candidates, runFacts, best),
+    notSelected,
     caveats: caveatList({ work, runFacts, scenarios, frameworks, best, simulatedRows, kinds: workload.kinds, clients: workload.clients, deprecatedKeys: sla.deprecatedKeys, issueCount: opts.issues?.length ?? 0 }),
     ...handoffSection(work, candidates, best, verdictList, runFacts),
+    searchCost: searchCostSection(runFacts, simulatedRows),
+    predictions: predictionsSection(runFacts, verdictList, notSelected),
     artifacts: artifactFacts(work, winners, runFacts, opts.rowsFile, opts.manifestFile),
     problems: (opts.issues ?? []).map((i) => ({ line: i.line, message: i.message })),
   };

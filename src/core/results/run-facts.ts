@@ -1,11 +1,14 @@
 // What a report knows about the run beyond the rows: a run plan or cookbook config (YAML or JSON),
-// optionally with run keys (run_id, output_dir, substitutions), read into one plain record.
+// optionally with run keys (run_id, output_dir, substitutions), read into one plain record; and what a run's
+// manifest.json recorded about its cost (gpu_seconds, search_strategy), read in one place (runRecordFacts).
 import { pyStr, toJson } from '../py/value';
 import { parseYaml } from '../config/yaml-doc';
 import { readRunPlan, readSubstitutions, readVersions } from '../plan/build';
 import { isObj, strOrNum, type Obj } from '../plan/read-json';
-import type { RunPlan, Substitution } from '../plan/types';
+import { isSearchStrategy, type StrategySource } from '../plan/strategy';
+import type { RunPlan, SearchStrategyName, Substitution } from '../plan/types';
 import { readSlaLimits, type SlaReading } from '../sla/limits';
+import type { FactsPredictions } from './predict-file';
 
 export interface FactsScenario {
   name: string;
@@ -35,6 +38,38 @@ export interface FactsFramework {
 
 export type { Substitution } from '../plan/types';
 
+/** Server up-time × GPUs as the run's manifest recorded it (`gpu_seconds`). */
+export interface FactsGpuSeconds {
+  total: number;
+  /** Per purpose: `smoke`, `search`, `repeat`. */
+  byPurpose: Record<string, number>;
+  /** Per candidate, keyed `<framework> <candidateId>`. */
+  byCandidate: Record<string, number>;
+  /** The run was on the simulated engine: every second is modelled, not measured. */
+  modelled: boolean;
+}
+
+/** The search strategy that ran (`search_strategy` of the manifest). */
+export interface FactsSearchStrategy {
+  name: SearchStrategyName;
+  source: StrategySource;
+  /** `<framework> <candidateId>` of each candidate measured. */
+  measured: string[];
+  skipped: Array<{ framework: string; candidate: string; reason: string }>;
+  /** adaptive: what the grid would have spent (GPU-seconds, predicted). */
+  gridGpuSecondsPredicted?: number;
+  /** adaptive: per framework, the model's median relative error before and after calibration. */
+  calibration?: Array<{ framework: string; beforeMedianError: number | null; afterMedianError: number | null }>;
+}
+
+/** What a run's manifest adds to the run facts. */
+export interface RunRecordFacts {
+  gpuSeconds?: FactsGpuSeconds;
+  searchStrategy?: FactsSearchStrategy;
+  /** Parts of the record that could not be used. */
+  problems: string[];
+}
+
 export interface RunFacts {
   model?: string;
   gpuModel?: string;
@@ -52,6 +87,12 @@ export interface RunFacts {
   outputDir?: string;
   runId?: string;
   substitutions: Substitution[];
+  /** The run's GPU time (its manifest's gpu_seconds); absent for a plan alone or an older run. */
+  gpuSeconds?: FactsGpuSeconds;
+  /** The search strategy that ran (its manifest's search_strategy); absent for a plan alone or an older run. */
+  searchStrategy?: FactsSearchStrategy;
+  /** What the simulated engine model predicted (the run directory's predict.json, predictRecordFacts); absent for an older run. */
+  predictions?: FactsPredictions;
   /** Why parts of the file could not be used (never fatal: the rows still make a report). */
   problems: string[];
 }
@@ -59,8 +100,90 @@ export interface RunFacts {
 /** A name as written: a string, or a number written where a name was meant. */
 const str = strOrNum;
 
-/** What the report knows from a run plan in memory (the runner's own plan, or one read from a file). */
-export function runFactsFromPlan(plan: RunPlan): RunFacts {
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const errorOrNull = (v: unknown): number | null => (finite(v) ? v : null);
+
+/** A mapping of names to numbers, the entries that are numbers kept in order. */
+function numbers(v: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (isObj(v)) for (const [k, x] of Object.entries(v)) if (finite(x)) out[k] = x;
+  return out;
+}
+
+function readGpuSeconds(v: unknown, simulated: boolean, problems: string[]): FactsGpuSeconds | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isObj(v) || !finite(v.total)) {
+    problems.push('gpu_seconds: expected {total, by_purpose, by_candidate} with a number total; GPU time left out');
+    return undefined;
+  }
+  return { total: v.total, byPurpose: numbers(v.by_purpose), byCandidate: numbers(v.by_candidate), modelled: simulated };
+}
+
+function readSkipped(v: unknown): FactsSearchStrategy['skipped'] {
+  if (!Array.isArray(v)) return [];
+  const out: FactsSearchStrategy['skipped'] = [];
+  for (const x of v) {
+    if (!isObj(x)) continue;
+    const framework = str(x.framework);
+    const candidate = str(x.candidate);
+    if (framework !== undefined && candidate !== undefined) out.push({ framework, candidate, reason: str(x.reason) ?? '' });
+  }
+  return out;
+}
+
+function readCalibration(v: unknown): FactsSearchStrategy['calibration'] {
+  if (!Array.isArray(v)) return undefined;
+  const out: NonNullable<FactsSearchStrategy['calibration']> = [];
+  for (const x of v) {
+    const framework = isObj(x) ? str(x.framework) : undefined;
+    if (isObj(x) && framework !== undefined) out.push({ framework, beforeMedianError: errorOrNull(x.before_median_error), afterMedianError: errorOrNull(x.after_median_error) });
+  }
+  return out;
+}
+
+const SOURCES: readonly StrategySource[] = ['option', 'plan', 'default'];
+
+function readSearchStrategyRecord(v: unknown, problems: string[]): FactsSearchStrategy | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isObj(v) || !isSearchStrategy(v.name)) {
+    problems.push(`search_strategy: expected {name: grid or adaptive, source, measured, skipped}; strategy left out`);
+    return undefined;
+  }
+  const source = SOURCES.find((s) => s === v.source) ?? 'default';
+  const out: FactsSearchStrategy = { name: v.name, source, measured: Array.isArray(v.measured) ? v.measured.filter((m): m is string => typeof m === 'string') : [], skipped: readSkipped(v.skipped) };
+  if (finite(v.grid_gpu_seconds_predicted)) out.gridGpuSecondsPredicted = v.grid_gpu_seconds_predicted;
+  const calibration = readCalibration(v.calibration);
+  if (calibration?.length) out.calibration = calibration;
+  return out;
+}
+
+/**
+ * What a run's manifest.json (as parsed JSON) recorded about the run's cost: `gpu_seconds` (modelled when the
+ * manifest says `simulated: true`) and `search_strategy`. The one reader of those keys, for the runner's summary and
+ * for `report --manifest`; an older manifest without them gives neither, a malformed part a problem.
+ */
+export function runRecordFacts(manifest: unknown): RunRecordFacts {
+  const problems: string[] = [];
+  if (!isObj(manifest)) return { problems };
+  const gpuSeconds = readGpuSeconds(manifest.gpu_seconds, manifest.simulated === true, problems);
+  const searchStrategy = readSearchStrategyRecord(manifest.search_strategy, problems);
+  return { ...(gpuSeconds ? { gpuSeconds } : {}), ...(searchStrategy ? { searchStrategy } : {}), problems };
+}
+
+/** The run facts with what a run's manifest recorded (runRecordFacts) added. */
+function withRunRecord(m: RunFacts, manifest: unknown): RunFacts {
+  const rec = runRecordFacts(manifest);
+  if (rec.gpuSeconds) m.gpuSeconds = rec.gpuSeconds;
+  if (rec.searchStrategy) m.searchStrategy = rec.searchStrategy;
+  m.problems.push(...rec.problems);
+  return m;
+}
+
+/**
+ * What the report knows from a run plan in memory (the runner's own plan, or one read from a file), and from the
+ * run's manifest.json (parsed JSON) when there is one: its GPU time and search strategy.
+ */
+export function runFactsFromPlan(plan: RunPlan, manifest?: unknown): RunFacts {
   const b = plan.bench;
   const m: RunFacts = { scenarios: [], versions: {}, frameworks: [], substitutions: plan.substitutions.map((x) => ({ ...x })), problems: [] };
   const set = <K extends keyof RunFacts>(k: K, v: RunFacts[K] | undefined): void => {
@@ -91,10 +214,13 @@ export function runFactsFromPlan(plan: RunPlan): RunFacts {
       untried: (list?.untried ?? []).map((u) => `${u.key}=${pyStr(u.value)}`),
     });
   }
-  return m;
+  return withRunRecord(m, manifest);
 }
 
-/** Reads a manifest text: a run plan or cookbook config through the plan reader, else a bare dataset record. `fileName` only labels problems. */
+/**
+ * Reads a manifest text: a run plan or cookbook config through the plan reader, else a bare dataset record; a run's
+ * manifest.json's gpu_seconds and search_strategy either way. `fileName` only labels problems.
+ */
 export function parseRunFacts(text: string, fileName: string): RunFacts {
   const empty: RunFacts = { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [] };
   const parsed = parseYaml(text);
@@ -102,8 +228,8 @@ export function parseRunFacts(text: string, fileName: string): RunFacts {
   const root = toJson(parsed.root.value);
   if (!isObj(root)) return { ...empty, problems: [`${fileName}: expected a mapping`] };
   // The config engine knows the scenarios, the framework set and the bounded candidate lists.
-  if (isObj(root.frameworks)) return runFactsFromPlan(readRunPlan({ text, path: fileName }, { parse: () => parsed }));
-  return datasetManifest(root);
+  if (isObj(root.frameworks)) return runFactsFromPlan(readRunPlan({ text, path: fileName }, { parse: () => parsed }), root);
+  return withRunRecord(datasetManifest(root), root);
 }
 
 /** A bare run record (no frameworks): model, hardware, dataset lists, SLA, versions and run keys as written. */

@@ -82,8 +82,9 @@ function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateS
   // The upper end stays the search's lowest failing rate: a fresh server that missed the best rate lowers what is
   // confirmed (the low end), not what this command was seen to reach (measured: counting failed repeats at the
   // upper end too made runs 'decide' against a candidate that another launch of the same command held).
-  const lowestFail = Math.min(...fails);
   const score = confirmed ? (rateOf(confirmed.w.row) ?? 0) : 0;
+  // A failure below the confirmed rate (a disturbed round; or a second search over wider bounds) is not its upper end.
+  const lowestFail = Math.min(...fails.filter((f) => f > score));
   return { score, interval: [score, lowestFail], basis: 'search', repeats: repeats.length, repeatsPassed, row: (confirmed ?? best).i };
 }
 

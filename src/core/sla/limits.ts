@@ -131,3 +131,8 @@ export function chartLimits(limits: SlaLimits): { ttft: number | null; tpot: num
   for (const t of SLA_TARGETS) if (t.chart) out[t.chart] = limits[t.key] ?? null;
   return out;
 }
+
+/** The p50 TTFT limit (ms), if the limits set one: for readers outside the SLA code that only need this number. */
+export function p50TtftLimitMs(l: SlaLimits): number | undefined {
+  return l.max_p50_ttft_ms;
+}

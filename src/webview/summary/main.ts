@@ -8,7 +8,7 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import 'uplot/dist/uPlot.min.css';
 import '../../../media/summary.css';
 import { NEXT_STEP_TEXT } from '../../core/results/advice';
-import type { CandidateRow, ReportModel, TrialRate } from '../../core/results/report-model';
+import type { CandidateRow, GpuTimeEntry, ReportModel, SearchCost, SkippedCandidate, TrialRate } from '../../core/results/report-model';
 import { rateText, renderReportCsv, renderReportMarkdown } from '../../core/results/report-write';
 import { DATA_ELEMENT_ID } from '../panel-html';
 import { isHostToPanel, type PanelState } from '../protocol';
@@ -16,6 +16,7 @@ import { renderCharts, frameworkColor } from './charts';
 import { custom, h } from './dom';
 import { createHost, type Host } from './host';
 import { sortableTable, type Column } from './tables';
+import { predictionsContent } from './predictions';
 
 // Lit falls back to <style> elements where constructable stylesheets are missing; give them the nonce.
 const scriptNonce = document.currentScript instanceof HTMLScriptElement ? document.currentScript.nonce : '';
@@ -271,6 +272,51 @@ function handoff(model: ReportModel): HTMLElement {
   return wrap;
 }
 
+const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** Which strategy ran, its GPU-seconds per purpose and per candidate, adaptive's skips; none for a run that recorded none. */
+function searchCost(cost: SearchCost | null | undefined): HTMLElement[] {
+  if (!cost) return [];
+  const unit = capitalized(cost.unit);
+  const strategy = cost.strategy ? h('p', { id: 'strategy' }, 'Strategy: ', h('strong', {}, cost.strategy.name), ` (${cost.strategy.from}).`) : null;
+  const summary = h('p', { id: 'gpu-summary', class: cost.modelled ? 'modelled' : '' }, capitalized(cost.summary));
+  const purposes = cost.total ? factTable('gpu-purpose-table', [...cost.byPurpose.map((p) => ({ label: p.purpose, value: p.text })), { label: 'total', value: cost.total.text }, ...(cost.gridPredicted ? [{ label: 'grid (predicted)', value: cost.gridPredicted.text }] : [])]) : null;
+  const perCandidate: Array<Column<GpuTimeEntry>> = [
+    { key: 'framework', label: 'Framework', num: false, value: (r) => r.framework },
+    { key: 'candidate', label: 'Candidate', num: false, value: (r) => r.candidate },
+    { key: 'gpu-seconds', label: unit, num: true, value: (r) => r.gpuSeconds, cell: (r) => r.text },
+    { key: 'share', label: 'Share', num: true, value: (r) => r.gpuSeconds, cell: (r) => r.share },
+  ];
+  const skipped: Array<Column<SkippedCandidate>> = [
+    { key: 'framework', label: 'Framework', num: false, value: (r) => r.framework },
+    { key: 'candidate', label: 'Candidate', num: false, value: (r) => r.candidate },
+    { key: 'reason', label: 'Reason', num: false, value: (r) => r.reason },
+  ];
+  return [
+    section(
+      'search-cost',
+      'Search strategy and GPU time',
+      strategy,
+      summary,
+      purposes ? h('h3', {}, unit) : null,
+      purposes,
+      cost.byCandidate.length ? h('h3', {}, `${unit} per candidate`) : null,
+      cost.byCandidate.length ? sortableTable('gpu-candidate-table', `${unit} per candidate`, perCandidate, cost.byCandidate).element : null,
+      cost.skipped.length ? h('h3', {}, `Skipped by adaptive (${cost.skipped.length})`) : null,
+      cost.skipped.length ? h('p', { class: 'muted' }, 'Each with why; --force FRAMEWORK:ID measures one anyway.') : null,
+      cost.skipped.length ? sortableTable('skipped-table', 'Candidates adaptive skipped, with reasons', skipped, cost.skipped).element : null,
+      cost.calibration.length ? h('h3', {}, 'Prediction error (median, before and after calibration)') : null,
+      cost.calibration.length ? factTable('calibration-table', cost.calibration.map((k) => ({ label: k.framework, value: `${k.before || '?'} → ${k.after || '?'}` }))) : null,
+    ),
+  ];
+}
+
+/** Predicted vs measured, with the predicted Pareto fronts; none for a run without predictions. */
+function predictions(model: ReportModel): HTMLElement[] {
+  const content = predictionsContent(model.predictions);
+  return content ? [section('predictions', 'Predicted vs measured', ...content)] : [];
+}
+
 function details(model: ReportModel): HTMLElement[] {
   const versions = model.versions.length
     ? h(
@@ -284,6 +330,8 @@ function details(model: ReportModel): HTMLElement[] {
     section('caveats', 'Caveats', model.caveats.length ? h('ul', { id: 'caveat-list' }, ...model.caveats.map((c) => h('li', { attrs: { 'data-kind': c.kind } }, c.text))) : h('p', { class: 'muted' }, 'None.')),
     section('workload', 'Workload and SLA', factTable('workload-table', model.workload), h('h3', {}, 'SLA'), factTable('sla-table', model.sla)),
     section('hardware', 'Hardware and versions', factTable('hardware-table', model.hardware), versions),
+    ...searchCost(model.searchCost),
+    ...predictions(model),
     section('artifacts', 'Artifacts', factTable('artifacts-table', model.artifacts)),
     ...(model.problems.length ? [section('problems', 'Input problems', h('ul', {}, ...model.problems.map((p) => h('li', {}, `line ${p.line}: ${p.message}`))))] : []),
   ];

@@ -1,0 +1,136 @@
+// The adaptive strategy, whoever measures: predict every candidate, measure the most promising one that can still win,
+// fit its speed factors to what was measured, re-predict its framework's other candidates, and repeat until no
+// unmeasured candidate can reach the leader. The runner measures on servers; the search benchmark on the virtual clock.
+import type { Candidate } from '../core/candidates/candidate';
+import type { FrameworkKey } from '../core/frameworks/types';
+import type { RunPlan } from '../core/plan/types';
+import type { SimOptions } from '../sim/options';
+import { featuresOf, fitFramework, predictFactors, type CalibrationPoint, type FrameworkModel } from './calibration';
+import { engineFor, predictOptions } from './engine';
+import { fitCandidate, type CandidateFit, type Observation } from './fit';
+import { planGpu, predictCandidate } from './plan';
+import { RACE_Z, Race, type Outcome } from './race';
+import type { CandidatePrediction } from './types';
+
+export interface AdaptiveEntry {
+  key: string;
+  framework: FrameworkKey;
+  cand: Candidate;
+}
+
+export interface Measurement {
+  outcome: Outcome;
+  /** The SLA-passing trials' latencies, for calibration. */
+  observations: Observation[];
+}
+
+export interface AdaptiveOptions {
+  plan: RunPlan;
+  entries: readonly AdaptiveEntry[];
+  /** Keys measured whatever the prediction says (`--force`). */
+  forced?: Iterable<string>;
+  /** Calibration points from earlier runs (the workspace's store), per framework. */
+  prior?: ReadonlyMap<FrameworkKey, readonly CalibrationPoint[]>;
+  /** Uncalibrated predictions already made (the benchmark shares them across seeds). */
+  initial?: ReadonlyMap<string, CandidatePrediction>;
+  /** Simulator options of the predictions (never a perturbation: the predictor does not know the GPU). */
+  sim?: Partial<SimOptions>;
+  measure(e: AdaptiveEntry, hints: ReadonlyMap<string, number>): Promise<Measurement | 'cancelled'>;
+  /** Told after each fit: the candidate, its fit, and its framework's model. */
+  onCalibrated?(e: AdaptiveEntry, fit: CandidateFit | undefined, model: FrameworkModel): void;
+}
+
+export interface AdaptiveResult {
+  measured: string[];
+  skipped: Array<{ entry: AdaptiveEntry; reason: string }>;
+  models: Map<FrameworkKey, FrameworkModel>;
+  /** The latest prediction of every candidate (calibrated as far as the run got). */
+  predictions: Map<string, CandidatePrediction>;
+  initial: Map<string, CandidatePrediction>;
+  cancelled: boolean;
+}
+
+function hintsOf(p: CandidatePrediction | undefined): Map<string, number> {
+  return new Map((p?.scenarios ?? []).filter((s) => s.capacity > 0).map((s) => [s.scenario, s.capacity]));
+}
+
+class Calibrator {
+  readonly points = new Map<FrameworkKey, CalibrationPoint[]>();
+  readonly models = new Map<FrameworkKey, FrameworkModel>();
+
+  constructor(prior: ReadonlyMap<FrameworkKey, readonly CalibrationPoint[]> | undefined) {
+    for (const [fw, pts] of prior ?? []) {
+      this.points.set(fw, [...pts]);
+      if (pts.length) this.models.set(fw, fitFramework(pts));
+    }
+  }
+
+  factorsFor(fw: FrameworkKey, cand: Candidate): ReturnType<typeof predictFactors> | undefined {
+    const m = this.models.get(fw);
+    return m ? predictFactors(m, featuresOf(cand)) : undefined;
+  }
+
+  /** Adds a measured candidate's fit (replacing an earlier point with the same flags) and refits its framework. */
+  add(fw: FrameworkKey, point: CalibrationPoint): FrameworkModel {
+    const key = point.features.join('\u0000');
+    const pts = (this.points.get(fw) ?? []).filter((p) => p.features.join('\u0000') !== key);
+    pts.push(point);
+    this.points.set(fw, pts);
+    const model = fitFramework(pts);
+    this.models.set(fw, model);
+    return model;
+  }
+}
+
+export async function runAdaptive(o: AdaptiveOptions): Promise<AdaptiveResult> {
+  const cal = new Calibrator(o.prior);
+  const predictOpts = { calibrationFor: (fw: FrameworkKey, cand: Candidate) => cal.factorsFor(fw, cand), upperZ: RACE_Z, ...(o.sim ? { sim: o.sim } : {}) };
+  const race = new Race(o.entries.map((e) => e.key), o.plan.scenarios.map((s) => s.name), o.forced, o.plan.bench.search?.lower ?? 0);
+  const initial = new Map<string, CandidatePrediction>();
+  const hints = new Map<FrameworkKey, Map<string, number>>();
+  for (const e of o.entries) {
+    const p = (!cal.models.has(e.framework) && o.initial?.get(e.key)) || predictCandidate(o.plan, e.framework, e.cand, hints.get(e.framework) ?? hints.set(e.framework, new Map()).get(e.framework)!, predictOpts);
+    initial.set(e.key, p);
+    race.predict(e.key, p);
+  }
+  const measured: string[] = [];
+  for (let key = race.next(); key !== undefined; key = race.next()) {
+    const e = o.entries.find((x) => x.key === key) as AdaptiveEntry;
+    const m = await o.measure(e, hintsOf(race.prediction(key)));
+    if (m === 'cancelled') return { measured, skipped: [], models: cal.models, predictions: predictionsOf(race, o.entries), initial, cancelled: true };
+    race.record(key, m.outcome);
+    measured.push(key);
+    if (m.outcome !== 'failed') recalibrate(o, cal, race, e, m.observations, predictOpts);
+  }
+  const skipped = o.entries.filter((e) => !race.isMeasured(e.key)).map((entry) => ({ entry, reason: race.hopeless(entry.key) ?? 'not measured' }));
+  return { measured, skipped, models: cal.models, predictions: predictionsOf(race, o.entries), initial, cancelled: false };
+}
+
+function predictionsOf(race: Race, entries: readonly AdaptiveEntry[]): Map<string, CandidatePrediction> {
+  const out = new Map<string, CandidatePrediction>();
+  for (const e of entries) {
+    const p = race.prediction(e.key);
+    if (p) out.set(e.key, p);
+  }
+  return out;
+}
+
+/** Fits the measured candidate, refits its framework, and re-predicts the framework's unmeasured candidates from where they were. */
+function recalibrate(o: AdaptiveOptions, cal: Calibrator, race: Race, e: AdaptiveEntry, obs: Observation[], predictOpts: Parameters<typeof predictCandidate>[4]): void {
+  const engine = engineFor(e.framework, e.cand, predictOptions(planGpu(o.plan), o.sim));
+  if (!engine.ok) return;
+  const start = cal.factorsFor(e.framework, e.cand)?.factors;
+  const fit = fitCandidate(engine.config, obs, start);
+  if (!fit) return;
+  const model = cal.add(e.framework, { candidate: e.cand.id, features: featuresOf(e.cand), factors: fit.factors });
+  o.onCalibrated?.(e, fit, model);
+  // The first measurement of a framework moves every prediction of it; later ones re-predict only those still in the race.
+  const first = model.points.length === 1;
+  for (const other of o.entries) {
+    if (other.framework !== e.framework || race.isMeasured(other.key)) continue;
+    const before = race.prediction(other.key);
+    if (before && before.status !== 'ok') continue;
+    if (!first && race.hopeless(other.key) !== undefined) continue;
+    race.predict(other.key, predictCandidate(o.plan, other.framework, other.cand, hintsOf(before), predictOpts));
+  }
+}

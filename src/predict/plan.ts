@@ -1,0 +1,76 @@
+// Predicts a whole plan: every candidate of every framework that runs, on every scenario, with the Pareto fronts and the predicted leader per scenario.
+import type { Candidate } from '../core/candidates/candidate';
+import type { FrameworkKey } from '../core/frameworks/types';
+import type { RunPlan } from '../core/plan/types';
+import type { SimOptions } from '../sim/options';
+import { simGpuFor } from '../sim/profiles';
+import { predictCapacity } from './capacity';
+import { engineFor, predictOptions } from './engine';
+import { frontsOf } from './pareto';
+import { PRIOR_REL_ERROR } from './prior';
+import { UNIT_FACTORS, type CandidatePrediction, type Factors, type PlanPrediction } from './types';
+
+export { PRIOR_REL_ERROR };
+
+export interface PredictPlanOptions {
+  /** Calibration per candidate: speed factors and the relative error that goes with them. */
+  calibrationFor?: (fw: FrameworkKey, cand: Candidate) => { factors: Factors; relError: number } | undefined;
+  /** Only these candidates (`framework id`); all by default. */
+  only?: ReadonlySet<string>;
+  /** Also predict each scenario's `upper` capacity, at speed factors × e^(upperZ × relError) (the adaptive race's optimistic bound). */
+  upperZ?: number;
+  /** More simulator options (tests, the benchmark's ground truth): never used by a real prediction. */
+  sim?: Partial<SimOptions>;
+}
+
+/** The simulator's GPU for a plan: what its hardware names, else the smallest that fits (as the sim target does). */
+export function planGpu(plan: RunPlan): string | undefined {
+  return simGpuFor(plan.hardware.gpuModel);
+}
+
+export function concurrencyOf(plan: RunPlan): number | null {
+  return plan.bench.search?.concurrencies[0] ?? plan.bench.fixed[0]?.concurrency ?? null;
+}
+
+/** One candidate on every scenario; `hints` carries the last capacity per scenario so neighbours start close. */
+export function predictCandidate(plan: RunPlan, fw: FrameworkKey, cand: Candidate, hints: Map<string, number>, o: PredictPlanOptions = {}): CandidatePrediction {
+  const cal = o.calibrationFor?.(fw, cand);
+  const factors = cal?.factors ?? UNIT_FACTORS;
+  const base = { framework: fw, candidate: cand.id, command: cand.command, factors, relError: cal?.relError ?? PRIOR_REL_ERROR, scenarios: [] };
+  if (cand.skip) return { ...base, gpus: 0, status: 'skipped', reason: cand.skip.reason };
+  const engine = engineFor(fw, cand, predictOptions(planGpu(plan), o.sim), factors);
+  if (!engine.ok) return { ...base, gpus: 0, status: engine.oom ? 'oom' : 'fails', reason: engine.reason };
+  const relError = base.relError;
+  const fast = o.upperZ ? engineFor(fw, cand, predictOptions(planGpu(plan), o.sim), { prefill: factors.prefill * Math.exp(o.upperZ * relError), decode: factors.decode * Math.exp(o.upperZ * relError) }) : undefined;
+  const scenarios = plan.scenarios.map((sc) => {
+    const q = { scenario: sc, concurrency: concurrencyOf(plan), sla: plan.sla };
+    const p = predictCapacity(engine.config, { ...q, hint: hints.get(sc.name) });
+    if (p.capacity > 0) hints.set(sc.name, p.capacity);
+    if (fast?.ok) p.upper = predictCapacity(fast.config, { ...q, hint: Math.max(p.capacity, 1e-3) * (1 + o.upperZ! * relError) }).capacity;
+    return p;
+  });
+  return { ...base, gpus: engine.config.gpus, status: 'ok', scenarios };
+}
+
+export function predictPlan(plan: RunPlan, o: PredictPlanOptions = {}): PlanPrediction {
+  const t0 = performance.now();
+  const candidates: CandidatePrediction[] = [];
+  for (const f of plan.frameworks) {
+    if (f.status !== 'run') continue;
+    const hints = new Map<string, number>();
+    for (const cand of f.candidates) {
+      if (o.only && !o.only.has(`${f.framework} ${cand.id}`)) continue;
+      candidates.push(predictCandidate(plan, f.framework, cand, hints, o));
+    }
+  }
+  return {
+    simulated: true,
+    file: plan.source.path,
+    model: plan.model,
+    gpu: planGpu(plan) ?? 'auto',
+    calibrated: o.calibrationFor !== undefined,
+    candidates,
+    fronts: frontsOf(plan.scenarios.map((s) => s.name), candidates),
+    elapsedMs: performance.now() - t0,
+  };
+}

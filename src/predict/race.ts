@@ -1,0 +1,147 @@
+// The adaptive strategy's decisions: which candidate to measure next, and which can no longer win — a candidate is dropped
+// when even its optimistic prediction (the capacity of an engine faster by Z calibrated errors) stays below the measured leader's confirmed rate in every scenario.
+import { DECISION_MARGIN } from '../core/results/verdict';
+import type { CandidatePrediction } from './types';
+
+/** How many calibrated errors above its prediction a candidate may still land (about 97.5% one-sided). */
+export const RACE_Z = 2;
+
+/**
+ * A candidate is worth measuring only if it could beat the leader by more than this: one that lands closer is inside
+ * the verdict's own margin (DECISION_MARGIN), a tie with the leader whichever way its measurement falls.
+ */
+export const RACE_MARGIN = DECISION_MARGIN / 2;
+
+/** A measured candidate's SLA capacity interval in one scenario (req/s): confirmed passing rate .. lowest failing rate. */
+export interface Standing {
+  lo: number;
+  hi: number;
+}
+
+export type Outcome = Map<string, Standing> | 'failed';
+
+const pct = (x: number): string => `${Math.round(x * 100)}%`;
+const rate = (x: number): string => String(Number(x.toPrecision(3)));
+
+export class Race {
+  private readonly predictions = new Map<string, CandidatePrediction>();
+  private readonly outcomes = new Map<string, Outcome>();
+  private readonly forced: ReadonlySet<string>;
+
+  constructor(
+    readonly keys: readonly string[],
+    readonly scenarios: readonly string[],
+    forced: Iterable<string> = [],
+    /** The lowest rate the plan's search measures (qps.lower): below it a candidate meets the SLA at no rate that counts. */
+    readonly floor = 0,
+  ) {
+    this.forced = new Set(forced);
+  }
+
+  predict(key: string, p: CandidatePrediction): void {
+    this.predictions.set(key, p);
+  }
+
+  prediction(key: string): CandidatePrediction | undefined {
+    return this.predictions.get(key);
+  }
+
+  record(key: string, o: Outcome): void {
+    this.outcomes.set(key, o);
+  }
+
+  isMeasured(key: string): boolean {
+    return this.outcomes.has(key);
+  }
+
+  /** The measured candidate with the highest confirmed rate in a scenario. */
+  leader(scenario: string): { key: string; lo: number; hi: number } | undefined {
+    let best: { key: string; lo: number; hi: number } | undefined;
+    for (const [key, o] of this.outcomes) {
+      if (o === 'failed') continue;
+      const s = o.get(scenario);
+      if (s && s.lo > 0 && (!best || s.lo > best.lo)) best = { key, ...s };
+    }
+    return best;
+  }
+
+  private capacity(p: CandidatePrediction, scenario: string): number {
+    return p.scenarios.find((s) => s.scenario === scenario)?.capacity ?? 0;
+  }
+
+  /** How high the candidate could still land: its predicted capacity on an engine faster by RACE_Z calibrated errors. */
+  optimistic(p: CandidatePrediction, scenario: string): number {
+    const s = p.scenarios.find((x) => x.scenario === scenario);
+    if (!s) return 0;
+    return s.upper ?? s.capacity * Math.exp(RACE_Z * p.relError);
+  }
+
+  /** Why an unmeasured candidate cannot win any scenario (the row's reason), or undefined while it still can. */
+  hopeless(key: string): string | undefined {
+    if (this.forced.has(key)) return undefined;
+    const p = this.predictions.get(key);
+    if (!p) return undefined;
+    if (p.status === 'oom') return `not measured: predicted out of memory at startup (${p.reason ?? 'no room'})`;
+    if (p.status === 'fails') return `not measured: predicted not to start (${p.reason ?? 'startup error'})`;
+    if (p.status !== 'ok') return undefined;
+    if (this.scenarios.every((sc) => this.optimistic(p, sc) < Math.max(this.floor, 1e-9))) {
+      return `not measured: predicted to meet the SLA at no rate the plan searches${this.floor > 0 ? ` (from ${rate(this.floor)} req/s)` : ''}, even ${pct(Math.exp(RACE_Z * p.relError) - 1)} faster than modelled (calibrated error ±${pct(p.relError)}); --force ${p.framework}:${p.candidate} measures it`;
+    }
+    let closest: { gap: number; text: string } | undefined;
+    for (const sc of this.scenarios) {
+      const lead = this.leader(sc);
+      if (!lead) return undefined;
+      const cap = this.capacity(p, sc);
+      if (this.optimistic(p, sc) >= lead.lo * (1 + RACE_MARGIN)) return undefined;
+      const gap = 1 - cap / lead.lo;
+      const text = `not measured: predicted ${pct(gap)} behind the leader in ${sc} (${rate(cap)} req/s predicted, at most ${rate(this.optimistic(p, sc))} within the calibrated error ±${pct(p.relError)}, vs ${lead.key} measured at ${rate(lead.lo)} req/s)`;
+      if (!closest || gap < closest.gap) closest = { gap, text };
+    }
+    return closest ? `${closest.text}; --force ${p.framework}:${p.candidate} measures it` : undefined;
+  }
+
+  /** How promising an unmeasured candidate is: its best optimistic capacity relative to each scenario's reference. */
+  private promise(key: string): number {
+    const p = this.predictions.get(key);
+    if (!p || p.status !== 'ok') return -Infinity;
+    let best = -Infinity;
+    for (const sc of this.scenarios) {
+      const ref = this.leader(sc)?.lo ?? Math.max(1e-9, ...[...this.predictions.values()].map((q) => this.capacity(q, sc)));
+      best = Math.max(best, this.optimistic(p, sc) / ref);
+    }
+    return best + (this.forced.has(key) ? 1e6 : 0);
+  }
+
+  /** The next candidate to measure (forced ones first, then the most promising), or undefined when none can still win. */
+  next(): string | undefined {
+    let best: string | undefined;
+    let score = -Infinity;
+    for (const key of this.keys) {
+      if (this.outcomes.has(key) || this.hopeless(key) !== undefined) continue;
+      const s = this.promise(key);
+      if (best === undefined || s > score) {
+        best = key;
+        score = s;
+      }
+    }
+    return best;
+  }
+}
+
+/** The rate-search bounds around a predicted knee `h`: 0.6h..1.25h, closed at 5% of h (the verdict's margin is 20%). */
+export function searchAround<T extends { lower: number; upper: number; tolerance: number; maxRounds: number }>(plan: T, h: number): T {
+  // Never below the plan's own lower bound: a rate the plan does not search is not an answer to it.
+  const lower = Math.max(plan.lower, Number((0.6 * h).toPrecision(4)));
+  const upper = Number((1.25 * h).toPrecision(4));
+  if (upper <= lower) return plan;
+  return { ...plan, lower, upper, tolerance: Math.max(plan.tolerance, Number((0.05 * h).toPrecision(3))) };
+}
+
+/**
+ * Where a search around a predicted knee goes on when it did not bracket the limit: below its lower bound (down to the
+ * plan's) when that failed, above the highest rate it reached when everything passed.
+ */
+export function searchBeyond<T extends { lower: number; upper: number; tolerance: number; maxRounds: number }>(plan: T, first: T, end: 'lower-fails' | 'upper-passes', reached: number): T {
+  if (end === 'lower-fails') return first.lower > plan.lower ? { ...plan, upper: first.lower } : plan;
+  return { ...plan, lower: reached, upper: Math.max(plan.upper, 2 * reached) };
+}

@@ -1,0 +1,197 @@
+// The adaptive strategy on real servers: every framework's preflight, then the race of src/predict/adaptive.ts — each
+// measured candidate launched and searched from its predicted knee, the rest recorded as skipped with the prediction
+// that skipped them — then repeats of the finalists that can still reach the leader, the calibration saved.
+import type { Candidate } from '../core/candidates/candidate';
+import type { FrameworkKey } from '../core/frameworks/types';
+import { isForced, type SearchStrategyRecord } from '../core/plan/strategy';
+import type { PlanFramework } from '../core/plan/types';
+import { fromPlainJson, type PyObject } from '../core/py/json';
+import type { ResultRow } from '../core/results/rows';
+import type { RunFacts } from '../core/results/run-facts';
+import { prepareWork } from '../core/results/report/work';
+import { scenarioVerdict } from '../core/results/verdict';
+import { runAdaptive, type AdaptiveEntry, type AdaptiveResult, type Measurement } from '../predict/adaptive';
+import type { CalibrationPoint } from '../predict/calibration';
+import { predictCapacity } from '../predict/capacity';
+import { engineFor, predictOptions } from '../predict/engine';
+import type { Observation } from '../predict/fit';
+import { concurrencyOf, planGpu } from '../predict/plan';
+import type { Standing } from '../predict/race';
+import { loadStore, mergePoints, pointsFor, saveStore, type StoreKey } from '../predict/store';
+import type { RunContext } from './context';
+import { EarlyStop, candidateTurn, notRunFramework, preflight } from './framework';
+import { recordNotRun } from './not-run';
+import { repeatFinalists } from './repeats';
+import { smoke } from './candidate';
+import { searchHintKey } from './trial';
+import { writeAdaptivePredictions } from './predictions';
+
+const keyOf = (fw: FrameworkKey, id: string): string => `${fw} ${id}`;
+
+function workOf(ctx: RunContext, rows: readonly ResultRow[]) {
+  return prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { sla: ctx.plan.sla } as unknown as RunFacts);
+}
+
+/** A candidate's SLA capacity per scenario from its rows, through the verdict's own reading of a search. */
+function standingsOf(ctx: RunContext, rows: readonly ResultRow[]): Map<string, Standing> {
+  const work = workOf(ctx, rows);
+  const out = new Map<string, Standing>();
+  for (const sc of ctx.plan.scenarios) {
+    const top = scenarioVerdict(work, sc.name).ranked[0];
+    if (top) out.set(sc.name, { lo: top.score, hi: top.interval[1] });
+  }
+  return out;
+}
+
+/** The valid trials' latencies (modelled time on the simulator) and whether they met the SLA, for calibration. */
+function observationsOf(ctx: RunContext, rows: readonly ResultRow[]): Observation[] {
+  const out: Observation[] = [];
+  for (const r of rows) {
+    const t = r.trial as { mode?: string; rate?: unknown; concurrency?: unknown } | undefined;
+    const sc = ctx.plan.scenarios.find((s) => s.name === (r.scenario ?? r.workload?.scenario));
+    const m = r.metrics ?? {};
+    if (!sc || r.status !== 'ok' || typeof t?.rate !== 'number' || t.mode === 'repeat') continue;
+    if (typeof m.p50_ttft_ms !== 'number' || typeof m.p50_tpot_ms !== 'number') continue;
+    out.push({ scenario: sc, rate: t.rate, concurrency: typeof t.concurrency === 'number' ? t.concurrency : null, p50TtftMs: m.p50_ttft_ms, p50TpotMs: m.p50_tpot_ms, passed: r.sla?.passed === true });
+  }
+  return out;
+}
+
+function storeKey(ctx: RunContext, fw: FrameworkKey): StoreKey {
+  const gpu = ctx.target.sim?.gpu ?? ctx.rowCtx.gpuSeen?.name ?? ctx.plan.hardware.gpuModel ?? 'unknown GPU';
+  return { gpu, framework: fw, version: ctx.rowCtx.versions[fw] ?? 'unknown', simulated: ctx.target.simulated };
+}
+
+/** Each framework that runs: its start event, preflight and smoke (the smoke's failure, if its candidate is the one that failed). */
+async function prepare(ctx: RunContext, run: readonly PlanFramework[]): Promise<Map<FrameworkKey, Awaited<ReturnType<typeof smoke>>>> {
+  const smokes = new Map<FrameworkKey, Awaited<ReturnType<typeof smoke>>>();
+  for (const f of run) {
+    if (ctx.aborted) break;
+    ctx.emit({ type: 'framework-start', framework: f.framework, candidates: f.candidates.length });
+    await preflight(ctx, f);
+    const first = f.candidates.find((c) => !c.skip && !ctx.ledger.candidateDone(f.framework, c));
+    smokes.set(f.framework, first && !ctx.opts.skipSmoke && !ctx.aborted ? await smoke(ctx, f, first) : undefined);
+    for (const c of f.candidates) if (c.skip) await candidateTurn(ctx, f, c, new EarlyStop(), undefined);
+  }
+  return smokes;
+}
+
+export async function runAdaptiveStrategy(ctx: RunContext, record: SearchStrategyRecord): Promise<void> {
+  for (const f of ctx.plan.frameworks) if (f.status !== 'run') notRunFramework(ctx, f);
+  const run = ctx.plan.frameworks.filter((f) => f.status === 'run');
+  const smokes = await prepare(ctx, run);
+  if (ctx.aborted) return;
+  const entries: AdaptiveEntry[] = run.flatMap((f) => f.candidates.filter((c) => !c.skip).map((cand) => ({ key: keyOf(f.framework, cand.id), framework: f.framework, cand })));
+  const storePath = ctx.opts.calibrationStore;
+  const store = storePath ? loadStore(storePath) : undefined;
+  const prior = new Map<FrameworkKey, CalibrationPoint[]>(run.map((f) => [f.framework, store ? pointsFor(store, storeKey(ctx, f.framework)) : []]));
+  const stops = new Map(run.map((f) => [f.framework, new EarlyStop()]));
+  const measure = async (e: AdaptiveEntry, hints: ReadonlyMap<string, number>): Promise<Measurement | 'cancelled'> => {
+    const f = run.find((x) => x.framework === e.framework) as PlanFramework;
+    for (const [sc, h] of hints) ctx.searchHints.set(searchHintKey(e.framework, e.cand.id, sc), h);
+    const said = await candidateTurn(ctx, f, e.cand, stops.get(e.framework) as EarlyStop, smokes.get(e.framework));
+    if (said === 'cancelled' || ctx.aborted) return 'cancelled';
+    const rows = ctx.ledger.rowsOf(e.framework).filter((r) => String(r.candidate_id) === e.cand.id);
+    const measured = rows.some((r) => r.status === 'ok');
+    return { outcome: measured ? standingsOf(ctx, rows) : 'failed', observations: observationsOf(ctx, rows) };
+  };
+  ctx.log('info', `adaptive: predicting ${entries.length} candidate(s) with the engine model${[...prior.values()].some((p) => p.length) ? ` (calibrated by ${storePath})` : ''}`);
+  const result = await runAdaptive({ plan: ctx.plan, entries, forced: entries.filter((e) => isForced(ctx.opts.force, e.framework, e.cand.id)).map((e) => e.key), prior, measure, onCalibrated: (e, fit) => fit && ctx.log('info', `adaptive: ${e.key} measured; model error ${pctOf(fit.errorBefore)} -> ${pctOf(fit.errorAfter)} after fitting (prefill x${fit.factors.prefill.toFixed(2)}, decode x${fit.factors.decode.toFixed(2)})`) });
+  writeAdaptivePredictions(ctx, result.initial, result.predictions);
+  if (result.cancelled) return;
+  recordSkips(ctx, run, result);
+  await repeatLeaders(ctx, run);
+  finishRecord(ctx, record, result, entries);
+  if (store && storePath) {
+    for (const [fw, m] of result.models) mergePoints(store, storeKey(ctx, fw), m.points, ctx.manifest.run_id);
+    saveStore(storePath, store);
+  }
+  for (const f of run) {
+    ctx.fwState(f.framework).outcome = ctx.aborted ? 'cancelled' : 'done';
+    ctx.emit({ type: 'framework-end', framework: f.framework, outcome: ctx.aborted ? 'cancelled' : 'done' });
+  }
+  ctx.saveManifest();
+}
+
+const pctOf = (x: number): string => `${Math.round((Math.exp(x) - 1) * 100)}%`;
+
+function recordSkips(ctx: RunContext, run: readonly PlanFramework[], result: AdaptiveResult): void {
+  for (const { entry, reason } of result.skipped) {
+    const f = run.find((x) => x.framework === entry.framework) as PlanFramework;
+    recordNotRun(ctx, f, entry.cand, 'skipped', reason, 'skip');
+    const st = ctx.fwState(entry.framework).candidates.find((c) => c.id === entry.cand.id);
+    if (st) st.outcome = 'skipped (predicted)';
+    ctx.emit({ type: 'candidate-end', framework: entry.framework, candidateId: entry.cand.id, status: 'skipped', reason });
+  }
+}
+
+/** Repeats only for finalists that can reach the run's leader (the best confirmed rate over every framework). */
+async function repeatLeaders(ctx: RunContext, run: readonly PlanFramework[]): Promise<void> {
+  const work = workOf(ctx, run.flatMap((f) => ctx.ledger.rowsOf(f.framework)));
+  const floor = new Map(ctx.plan.scenarios.map((sc) => [sc.name, scenarioVerdict(work, sc.name).ranked[0]?.interval[0] ?? 0]));
+  for (const f of run) if (!ctx.aborted) await repeatFinalists(ctx, f, floor);
+}
+
+/** The manifest's search_strategy: what was measured and skipped, what the grid would have cost, the model's error before and after. */
+function finishRecord(ctx: RunContext, record: SearchStrategyRecord, result: AdaptiveResult, entries: readonly AdaptiveEntry[]): void {
+  record.measured = result.measured;
+  record.skipped = result.skipped.map((s) => ({ framework: s.entry.framework, candidate: s.entry.cand.id, reason: s.reason }));
+  const g = ctx.manifest.gpu_seconds;
+  if (g) record.grid_gpu_seconds_predicted = Math.round(gridEstimate(ctx, result, entries));
+  record.calibration = [...new Set(entries.map((e) => e.framework))].map((fw) => errorsOf(ctx, result, entries.filter((e) => e.framework === fw), fw));
+}
+
+/** The grid's GPU-seconds: what was spent outside the search, plus a search of every candidate at its framework's measured average (scaled by its GPUs). */
+function gridEstimate(ctx: RunContext, result: AdaptiveResult, entries: readonly AdaptiveEntry[]): number {
+  const g = ctx.manifest.gpu_seconds;
+  if (!g) return 0;
+  const searchOf = (key: string) => g.by_candidate[key] ?? 0;
+  let est = g.total - (g.by_purpose.search ?? 0);
+  for (const e of entries) {
+    if (result.measured.includes(e.key)) {
+      est += searchOf(e.key);
+      continue;
+    }
+    const peers = result.measured.filter((k) => k.startsWith(`${e.framework} `));
+    const pool = peers.length ? peers : result.measured;
+    const gpusOf = (k: string) => Math.max(1, result.predictions.get(k)?.gpus ?? 1);
+    const perGpu = pool.reduce((a, k) => a + searchOf(k) / gpusOf(k), 0) / Math.max(1, pool.length);
+    est += perGpu * Math.max(1, result.predictions.get(e.key)?.gpus ?? 1);
+  }
+  return est;
+}
+
+function median(xs: number[]): number | null {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+/** Median |predicted / measured − 1| of a framework's measured candidates' capacities: the first prediction, and the one the model now makes. */
+function errorsOf(ctx: RunContext, result: AdaptiveResult, entries: readonly AdaptiveEntry[], fw: FrameworkKey): { framework: string; before_median_error: number | null; after_median_error: number | null } {
+  const before: number[] = [];
+  const after: number[] = [];
+  const m = result.models.get(fw);
+  for (const e of entries) {
+    if (!result.measured.includes(e.key)) continue;
+    const rows = ctx.ledger.rowsOf(fw).filter((r) => String(r.candidate_id) === e.cand.id);
+    const st = standingsOf(ctx, rows);
+    const point = m?.points.find((p) => p.candidate === e.cand.id);
+    for (const [sc, s] of st) {
+      const p0 = result.initial.get(e.key)?.scenarios.find((x) => x.scenario === sc)?.capacity ?? 0;
+      if (s.lo > 0 && p0 > 0) before.push(Math.abs(p0 / s.lo - 1));
+      const fitted = point ? fittedCapacity(ctx, e.cand, fw, point, sc) : undefined;
+      if (s.lo > 0 && fitted) after.push(Math.abs(fitted / s.lo - 1));
+    }
+  }
+  return { framework: fw, before_median_error: median(before), after_median_error: median(after) };
+}
+
+/** The candidate's capacity in one scenario as the calibrated model now predicts it (its own fitted factors). */
+function fittedCapacity(ctx: RunContext, cand: Candidate, fw: FrameworkKey, point: CalibrationPoint, scenario: string): number | undefined {
+  const sc = ctx.plan.scenarios.find((s) => s.name === scenario);
+  const engine = engineFor(fw, cand, predictOptions(planGpu(ctx.plan)), point.factors);
+  if (!sc || !engine.ok) return undefined;
+  return predictCapacity(engine.config, { scenario: sc, concurrency: concurrencyOf(ctx.plan), sla: ctx.plan.sla }).capacity || undefined;
+}

@@ -1,0 +1,85 @@
+// The search benchmark's measurements: a candidate launched on the perturbed, noisy simulated engine (the hidden ground
+// truth) and searched the way the runner searches (src/runner/rate-search.ts), every trial on the virtual clock.
+import type { Candidate } from '../../../src/core/candidates/candidate';
+import type { Scenario } from '../../../src/core/config/model';
+import type { FrameworkKey } from '../../../src/core/frameworks/types';
+import type { RunPlan } from '../../../src/core/plan/types';
+import { engineFor, predictOptions } from '../../../src/predict/engine';
+import type { Observation } from '../../../src/predict/fit';
+import { planGpu, concurrencyOf } from '../../../src/predict/plan';
+import { judgePoint, metricsOf, requestsFor } from '../../../src/predict/point';
+import { newSearch, nextRate, recordRound, type RateSearchConfig } from '../../../src/runner/rate-search';
+import { searchBeyond } from '../../../src/predict/race';
+import { mix32 } from '../../../src/sim/tokens';
+
+/** GPU-seconds a server start costs before its first request (weights, CUDA graphs): modelled, the same for both strategies. */
+export const LAUNCH_S = 120;
+/** Launch-to-launch noise of the ground truth (sd of the step-cost factor), as bench:verdicts uses. */
+export const NOISE = 0.03;
+
+export interface Truth {
+  plan: RunPlan;
+  /** The --sim-perturb seed: hidden from every prediction. */
+  seed: number;
+}
+
+/** A synthetic result row: what the runner would have written for the trial (enough for the product's verdict). */
+export type Row = Record<string, unknown>;
+
+export interface Launch {
+  rows: Row[];
+  gpuSeconds: number;
+  observations: Observation[];
+  started: boolean;
+}
+
+let salts = 0;
+
+function trial(t: Truth, engine: Parameters<typeof judgePoint>[0], sc: Scenario, rate: number, seed: number): { row: Row; passed: boolean; obs?: Observation; seconds: number } {
+  const c = concurrencyOf(t.plan);
+  const spec = { scenario: sc, rate, concurrency: c, requests: Math.max(t.plan.bench.numPrompts, requestsFor(rate)), seed };
+  const { point: p, v } = judgePoint(engine, spec, t.plan.sla);
+  const row = { status: 'ok', metrics: metricsOf(v, v.completed + v.failed), scenario: sc.name };
+  const obs = { scenario: sc, rate, concurrency: c, p50TtftMs: v.ttftMs.p50, p50TpotMs: v.tpotMs.p50, passed: p.passed };
+  return { row, passed: p.passed, obs, seconds: v.durationS };
+}
+
+export interface LaunchSpec {
+  fw: FrameworkKey;
+  cand: Candidate;
+  /** Per scenario: a rate search (the bounds to use) or repeats at fixed rates. */
+  work: Array<{ scenario: Scenario; search?: RateSearchConfig; fallback?: RateSearchConfig; repeatAt?: number; round?: number }>;
+}
+
+/** One server launch of the ground truth: its searches or repeats, rows and GPU-seconds. */
+export function launch(t: Truth, spec: LaunchSpec): Launch {
+  const salt = ++salts;
+  const engine = engineFor(spec.fw, spec.cand, predictOptions(planGpu(t.plan), { perturb: t.seed, noise: NOISE, seed: t.seed, launchSalt: salt }));
+  if (!engine.ok) return { rows: [], gpuSeconds: 0, observations: [], started: false };
+  const gpus = engine.config.gpus;
+  const base = { framework: spec.fw, candidate_id: spec.cand.id };
+  const out: Launch = { rows: [], gpuSeconds: LAUNCH_S * gpus, observations: [], started: true };
+  let k = 0;
+  for (const w of spec.work) {
+    const measure = (rate: number, mode: string, round: number): boolean => {
+      const r = trial(t, engine.config, w.scenario, rate, mix32(salt, ++k));
+      out.rows.push({ ...base, ...r.row, trial: { mode, rate, concurrency: null, round } });
+      out.gpuSeconds += r.seconds * gpus;
+      if (r.obs) out.observations.push(r.obs);
+      return r.passed;
+    };
+    if (w.repeatAt !== undefined) {
+      measure(w.repeatAt, 'repeat', w.round ?? 1);
+      continue;
+    }
+    const search = (cfg: RateSearchConfig): { end: string | undefined; best: number | undefined } => {
+      const st = newSearch();
+      for (let rate = nextRate(cfg, st); rate !== undefined; rate = nextRate(cfg, st)) recordRound(st, rate, measure(rate, 'search', st.rounds.length + 1));
+      return { end: st.done, best: st.best };
+    };
+    // A search that started from a prediction and did not bracket the limit goes on beyond it, as the runner's does.
+    const r = w.search ? search(w.search) : undefined;
+    if (w.search && w.fallback && w.search !== w.fallback && (r?.end === 'lower-fails' || r?.end === 'upper-passes')) search(searchBeyond(w.fallback, w.search, r.end, r.best ?? w.search.upper));
+  }
+  return out;
+}

@@ -1,0 +1,126 @@
+// Grid and adaptive on the virtual ground truth: which candidates each measures, the repeats of finalists, the
+// product's own verdict over the rows, and the GPU-seconds spent.
+import type { Candidate } from '../../../src/core/candidates/candidate';
+import { fromPlainJson, type PyObject } from '../../../src/core/py/json';
+import type { RunFacts } from '../../../src/core/results/run-facts';
+import { prepareWork, type Work } from '../../../src/core/results/report/work';
+import { DECISION_MARGIN, scenarioVerdict, type ScenarioVerdict } from '../../../src/core/results/verdict';
+import { runAdaptive, type AdaptiveEntry, type AdaptiveResult } from '../../../src/predict/adaptive';
+import { searchAround, type Standing } from '../../../src/predict/race';
+import type { CandidatePrediction } from '../../../src/predict/types';
+import type { RateSearchConfig } from '../../../src/runner/rate-search';
+import { launch, type Row, type Truth } from './measure';
+
+const REPEATS = 3;
+const FINALISTS = 2;
+
+export interface StrategyResult {
+  verdicts: ScenarioVerdict[];
+  gpuSeconds: number;
+  measured: number;
+  rows: Row[];
+  adaptive?: AdaptiveResult;
+}
+
+export function entriesOf(t: Truth): AdaptiveEntry[] {
+  return t.plan.frameworks.filter((f) => f.status === 'run').flatMap((f) => f.candidates.filter((c) => !c.skip).map((cand) => ({ key: `${f.framework} ${cand.id}`, framework: f.framework, cand })));
+}
+
+function workOf(t: Truth, rows: readonly Row[]): Work[] {
+  return prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { sla: t.plan.sla } as unknown as RunFacts);
+}
+
+function planSearch(t: Truth): RateSearchConfig {
+  const s = t.plan.bench.search;
+  if (!s) throw new Error(`${t.plan.source.path}: no rate search`);
+  return { lower: s.lower, upper: s.upper, tolerance: s.tolerance, maxRounds: s.maxRounds };
+}
+
+/**
+ * The runner's repeats stage (src/runner/repeats.ts): per framework × scenario the best FINALISTS contenders, each
+ * repeated REPEATS times on fresh launches; with `global` (adaptive) only those that can reach the run's leader.
+ */
+function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], global: boolean): number {
+  let gpu = 0;
+  const all = workOf(t, rows);
+  const floor = new Map(t.plan.scenarios.map((sc) => [sc.name, global ? (scenarioVerdict(all, sc.name).ranked[0]?.interval[0] ?? 0) : 0]));
+  const chosen = new Map<Candidate, Array<{ scenario: string; rate: number }>>();
+  for (const fw of new Set(entries.map((e) => e.framework))) {
+    const work = workOf(t, rows.filter((r) => r.framework === fw));
+    for (const sc of t.plan.scenarios) {
+      const ranked = scenarioVerdict(work, sc.name).ranked;
+      const top = ranked[0];
+      const lead = floor.get(sc.name) ?? 0;
+      const contenders = ranked.filter((c) => top && c.interval[1] * (1 + DECISION_MARGIN) > Math.max(top.interval[0], lead)).slice(0, FINALISTS);
+      for (const c of contenders) {
+        const e = entries.find((x) => x.framework === fw && x.cand.id === c.candidate);
+        if (e) chosen.set(e.cand, [...(chosen.get(e.cand) ?? []), { scenario: sc.name, rate: c.score }]);
+      }
+    }
+  }
+  for (const [cand, pts] of chosen) {
+    for (let round = 1; round <= REPEATS; round++) {
+      const l = launch(t, { fw: cand.framework, cand, work: pts.map((p) => ({ scenario: t.plan.scenarios.find((s) => s.name === p.scenario)!, repeatAt: p.rate, round })) });
+      rows.push(...l.rows);
+      gpu += l.gpuSeconds;
+    }
+  }
+  return gpu;
+}
+
+/** Repeats (per framework for grid, as the runner does; among the run's contenders for adaptive), then the verdict. */
+function finish(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], gpu: number, measured: number, global: boolean): StrategyResult {
+  gpu += repeatFinalists(t, entries, rows, global);
+  const work = workOf(t, rows);
+  return { verdicts: t.plan.scenarios.map((s) => scenarioVerdict(work, s.name)), gpuSeconds: gpu, measured, rows };
+}
+
+/** Every candidate of the bounded list, in order, each searched over the plan's bounds. */
+export function grid(t: Truth): StrategyResult {
+  const entries = entriesOf(t);
+  const rows: Row[] = [];
+  let gpu = 0;
+  for (const e of entries) {
+    const l = launch(t, { fw: e.framework, cand: e.cand, work: t.plan.scenarios.map((scenario) => ({ scenario, search: planSearch(t) })) });
+    rows.push(...l.rows);
+    gpu += l.gpuSeconds;
+  }
+  return finish(t, entries, rows, gpu, entries.length, false);
+}
+
+/** A candidate's standing per scenario from its own rows, through the product's verdict. */
+function standings(t: Truth, rows: readonly Row[]): Map<string, Standing> {
+  const work = workOf(t, rows);
+  const out = new Map<string, Standing>();
+  for (const sc of t.plan.scenarios) {
+    const top = scenarioVerdict(work, sc.name).ranked[0];
+    if (top) out.set(sc.name, { lo: top.score, hi: top.interval[1] });
+  }
+  return out;
+}
+
+/** The adaptive strategy (src/predict/adaptive.ts) measuring on the ground truth; searches start at the predicted knee. */
+export async function adaptive(t: Truth, initial?: ReadonlyMap<string, CandidatePrediction>): Promise<StrategyResult> {
+  const entries = entriesOf(t);
+  const rows: Row[] = [];
+  let gpu = 0;
+  const plan = planSearch(t);
+  const result = await runAdaptive({
+    plan: t.plan,
+    entries,
+    ...(initial ? { initial } : {}),
+    measure: (e, hints) => {
+      const work = t.plan.scenarios.map((scenario) => {
+        const h = hints.get(scenario.name);
+        const search = h ? searchAround(plan, h) : plan;
+        return { scenario, search, fallback: plan };
+      });
+      const l = launch(t, { fw: e.framework, cand: e.cand, work });
+      rows.push(...l.rows);
+      gpu += l.gpuSeconds;
+      return Promise.resolve({ outcome: l.started ? standings(t, l.rows) : 'failed', observations: l.observations });
+    },
+  });
+  const r = finish(t, entries, rows, gpu, result.measured.length, true);
+  return { ...r, adaptive: result };
+}
