@@ -17,7 +17,7 @@ const all = (roots.length ? roots : ['test']).flatMap((r) => (r.endsWith('.ts') 
 // *.long.test.ts (several minutes of simulated runs) run only when named or with --long: `npm run test:agreement`.
 const long = process.argv.includes('--long');
 const files = all.filter((f) => long || !f.endsWith('.long.test.ts') || roots.includes(f));
-for (const f of all.filter((x) => !files.includes(x))) console.log(`not run by this command: ${f} (a long test: npm run test:agreement)`);
+for (const f of all.filter((x) => !files.includes(x))) console.log(`not run by this command: ${f} (a long test: ${f.includes('strategies') ? 'npm run test:strategies' : 'npm run test:agreement'})`);
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);

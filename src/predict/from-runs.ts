@@ -8,17 +8,15 @@ import type { FrameworkKey } from '../core/frameworks/types';
 import { readRunPlan } from '../core/plan/build';
 import { PlanError, type RunPlan } from '../core/plan/types';
 import { readRows, toResultRow, type ResultRow, type RowRecord } from '../core/results/rows';
-import type { RunFacts } from '../core/results/run-facts';
-import { prepareWork } from '../core/results/report/work';
-import { scenarioVerdict } from '../core/results/verdict';
 import { simGpuFor } from '../sim/profiles';
 import { featuresOf, fitFramework, predictFactors, type CalibrationPoint } from './calibration';
 import { predictCapacity } from './capacity';
 import { engineFor, predictOptions } from './engine';
-import { fitCandidate, type CandidateFit, type Observation } from './fit';
+import { fitCandidate, type CandidateFit } from './fit';
 import { concurrencyOf, planGpu } from './plan';
 import type { StoreKey } from './store';
 import { UNIT_FACTORS, type Factors } from './types';
+import { observationsOf, standingsOf } from './measured';
 
 /** A run directory as `autobench run --out` wrote it, read back. */
 export interface RunDir {
@@ -75,31 +73,6 @@ const isMeasuredMode = (r: ResultRow): boolean => {
   const mode = (r.trial as { mode?: unknown } | undefined)?.mode;
   return mode === 'search' || mode === 'fixed';
 };
-
-/** The valid trials' latencies (modelled time on the simulator) and whether they met the SLA: the runner's own reading (runner/adaptive.ts). */
-export function observationsOf(plan: RunPlan, rows: readonly ResultRow[]): Observation[] {
-  const out: Observation[] = [];
-  for (const r of rows) {
-    const t = r.trial as { mode?: string; rate?: unknown; concurrency?: unknown } | undefined;
-    const sc = plan.scenarios.find((s) => s.name === (r.scenario ?? r.workload?.scenario));
-    const m = (r.metrics ?? {}) as Record<string, unknown>;
-    if (!sc || r.status !== 'ok' || typeof t?.rate !== 'number' || t.mode === 'repeat') continue;
-    if (typeof m.p50_ttft_ms !== 'number' || typeof m.p50_tpot_ms !== 'number') continue;
-    out.push({ scenario: sc, rate: t.rate, concurrency: typeof t.concurrency === 'number' ? t.concurrency : null, p50TtftMs: m.p50_ttft_ms, p50TpotMs: m.p50_tpot_ms, passed: r.sla?.passed === true });
-  }
-  return out;
-}
-
-/** A candidate's measured SLA capacity per scenario: the verdict's score (confirmed search rate or measured throughput); scenarios where it met the SLA nowhere are absent. */
-export function measuredCapacities(plan: RunPlan, records: readonly RowRecord[]): Map<string, number> {
-  const work = prepareWork(records, { sla: plan.sla } as unknown as RunFacts);
-  const out = new Map<string, number>();
-  for (const sc of plan.scenarios) {
-    const top = scenarioVerdict(work, sc.name).ranked[0];
-    if (top && top.score > 0) out.set(sc.name, top.score);
-  }
-  return out;
-}
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
@@ -245,7 +218,7 @@ export function calibrateRun(run: RunDir): RunCalibration {
         unfitted.push({ candidate: m.id, reason: 'no trial with valid p50 TTFT and TPOT to fit' });
         continue;
       }
-      measured.set(m.id, measuredCapacities(plan, idx.map((i) => run.records[i] as RowRecord)));
+      measured.set(m.id, new Map([...standingsOf(plan, rows).entries()].map(([k, v]) => [k, v.lo])));
       cands.set(m.id, cand);
       candidates.push({ framework: fw, candidate: cand.id, features: featuresOf(cand), observations: fit.observations, trials: obs.length, factors: fit.factors, fit, scenarios: [] });
     }

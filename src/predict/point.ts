@@ -2,7 +2,7 @@
 import type { Scenario } from '../core/config/model';
 import { fromPlainJson, type PyObject } from '../core/py/json';
 import { evaluateSla } from '../core/results/sla';
-import { p50TtftLimitMs, type SlaReading } from '../core/sla/limits';
+import { p50TpotLimitMs, p50TtftLimitMs, type SlaReading } from '../core/sla/limits';
 import type { ResolvedSim } from '../sim/config';
 import { simulateLoad, type VirtualResult } from '../sim/virtual';
 import type { PredictedPoint } from './types';
@@ -37,6 +37,14 @@ export function metricsOf(v: VirtualResult, sent: number): Record<string, number
   };
 }
 
+/** A trial's metrics once the load gave up: the median it gave up on is over its limit (the other is what was seen so far). */
+function gaveUpMetrics(m: Record<string, number | null>, ttft: number | undefined, tpot: number | undefined, v: VirtualResult): Record<string, number | null> {
+  const over = (x: number | null | undefined, limit: number | undefined): number | null => (limit === undefined ? (x ?? null) : Math.max(x ?? 0, limit * 1.0001));
+  // Which limit it gave up on: TTFT when the requests seen so far meet TPOT, else TPOT.
+  const onTpot = tpot !== undefined && v.tpotMs.p50 > tpot;
+  return onTpot ? { ...m, p50_tpot_ms: over(m.p50_tpot_ms, tpot) } : { ...m, p50_ttft_ms: over(m.p50_ttft_ms, ttft) };
+}
+
 /** A trial grows to at most this many times its first length (the runner's MAX_LENGTHEN). */
 const MAX_LENGTHEN = 8;
 
@@ -60,10 +68,11 @@ export function simulatePoint(config: ResolvedSim, spec: PointSpec, sla: SlaRead
   let n = n0;
   for (;;) {
     const giveUp = p50TtftLimitMs(sla.limits);
-    const v = simulateLoad(config, { inputLen: spec.scenario.inputLen, outputLen: spec.scenario.outputLen, rate: spec.rate, concurrency: spec.concurrency, requests: n, warmup: 3, seed: spec.seed ?? 1, ...(giveUp !== undefined ? { giveUpTtftMs: giveUp } : {}) });
+    const giveUpTpot = p50TpotLimitMs(sla.limits);
+    const v = simulateLoad(config, { inputLen: spec.scenario.inputLen, outputLen: spec.scenario.outputLen, rate: spec.rate, concurrency: spec.concurrency, requests: n, warmup: 3, seed: spec.seed ?? 1, ...(giveUp !== undefined ? { giveUpTtftMs: giveUp } : {}), ...(giveUpTpot !== undefined ? { giveUpTpotMs: giveUpTpot } : {}) });
     const metrics = metricsOf(v, n);
-    // Stopped early: more than half the requests waited past the TTFT limit, so the median is over it.
-    if (v.gaveUp) return { v, n, metrics: { ...metrics, p50_ttft_ms: Math.max(metrics.p50_ttft_ms ?? 0, (giveUp as number) * 1.0001) }, tooShort: false };
+    // Stopped early: more than half the requests waited past the TTFT limit or decoded slower than the TPOT one, so that median is over it.
+    if (v.gaveUp) return { v, n, metrics: gaveUpMetrics(metrics, giveUp, giveUpTpot, v), tooShort: false };
     const need = neededRequests(v, spec.rate);
     if (n >= need || !judgeMetrics(metrics, sla, false).passed) return { v, n, metrics, tooShort: false };
     if (n >= MAX_LENGTHEN * n0 || need > MAX_LENGTHEN * n0) return { v, n, metrics, tooShort: true };

@@ -5,18 +5,12 @@ import type { Candidate } from '../core/candidates/candidate';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { isForced, type SearchStrategyRecord } from '../core/plan/strategy';
 import type { PlanFramework } from '../core/plan/types';
-import { fromPlainJson, type PyObject } from '../core/py/json';
-import type { ResultRow } from '../core/results/rows';
-import type { RunFacts } from '../core/results/run-facts';
-import { prepareWork } from '../core/results/report/work';
-import { scenarioVerdict } from '../core/results/verdict';
 import { runAdaptive, type AdaptiveEntry, type AdaptiveResult, type Measurement } from '../predict/adaptive';
 import type { CalibrationPoint } from '../predict/calibration';
 import { predictCapacity } from '../predict/capacity';
 import { engineFor, predictOptions } from '../predict/engine';
-import type { Observation } from '../predict/fit';
+import { observationsOf, standingsOf } from '../predict/measured';
 import { concurrencyOf, planGpu } from '../predict/plan';
-import type { Standing } from '../predict/race';
 import { loadStore, mergePoints, pointsFor, saveStore, type StoreKey } from '../predict/store';
 import type { RunContext } from './context';
 import { EarlyStop, candidateTurn, notRunFramework, preflight } from './framework';
@@ -27,35 +21,6 @@ import { searchHintKey } from './trial';
 import { writeAdaptivePredictions } from './predictions';
 
 const keyOf = (fw: FrameworkKey, id: string): string => `${fw} ${id}`;
-
-function workOf(ctx: RunContext, rows: readonly ResultRow[]) {
-  return prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { sla: ctx.plan.sla } as unknown as RunFacts);
-}
-
-/** A candidate's SLA capacity per scenario from its rows, through the verdict's own reading of a search. */
-function standingsOf(ctx: RunContext, rows: readonly ResultRow[]): Map<string, Standing> {
-  const work = workOf(ctx, rows);
-  const out = new Map<string, Standing>();
-  for (const sc of ctx.plan.scenarios) {
-    const top = scenarioVerdict(work, sc.name).ranked[0];
-    if (top) out.set(sc.name, { lo: top.score, hi: top.interval[1] });
-  }
-  return out;
-}
-
-/** The valid trials' latencies (modelled time on the simulator) and whether they met the SLA, for calibration. */
-function observationsOf(ctx: RunContext, rows: readonly ResultRow[]): Observation[] {
-  const out: Observation[] = [];
-  for (const r of rows) {
-    const t = r.trial as { mode?: string; rate?: unknown; concurrency?: unknown } | undefined;
-    const sc = ctx.plan.scenarios.find((s) => s.name === (r.scenario ?? r.workload?.scenario));
-    const m = r.metrics ?? {};
-    if (!sc || r.status !== 'ok' || typeof t?.rate !== 'number' || t.mode === 'repeat') continue;
-    if (typeof m.p50_ttft_ms !== 'number' || typeof m.p50_tpot_ms !== 'number') continue;
-    out.push({ scenario: sc, rate: t.rate, concurrency: typeof t.concurrency === 'number' ? t.concurrency : null, p50TtftMs: m.p50_ttft_ms, p50TpotMs: m.p50_tpot_ms, passed: r.sla?.passed === true });
-  }
-  return out;
-}
 
 function storeKey(ctx: RunContext, fw: FrameworkKey): StoreKey {
   const gpu = ctx.target.sim?.gpu ?? ctx.rowCtx.gpuSeen?.name ?? ctx.plan.hardware.gpuModel ?? 'unknown GPU';
@@ -93,7 +58,7 @@ export async function runAdaptiveStrategy(ctx: RunContext, record: SearchStrateg
     if (said === 'cancelled' || ctx.aborted) return 'cancelled';
     const rows = ctx.ledger.rowsOf(e.framework).filter((r) => String(r.candidate_id) === e.cand.id);
     const measured = rows.some((r) => r.status === 'ok');
-    return { outcome: measured ? standingsOf(ctx, rows) : 'failed', observations: observationsOf(ctx, rows) };
+    return { outcome: measured ? standingsOf(ctx.plan, rows) : 'failed', observations: observationsOf(ctx.plan, rows) };
   };
   ctx.log('info', `adaptive: predicting ${entries.length} candidate(s) with the engine model${[...prior.values()].some((p) => p.length) ? ` (calibrated by ${storePath})` : ''}`);
   const result = await runAdaptive({ plan: ctx.plan, entries, forced: entries.filter((e) => isForced(ctx.opts.force, e.framework, e.cand.id)).map((e) => e.key), prior, measure, onCalibrated: (e, fit) => fit && ctx.log('info', `adaptive: ${e.key} measured; model error ${pctOf(fit.errorBefore)} -> ${pctOf(fit.errorAfter)} after fitting (prefill x${fit.factors.prefill.toFixed(2)}, decode x${fit.factors.decode.toFixed(2)})`) });
@@ -127,8 +92,8 @@ function recordSkips(ctx: RunContext, run: readonly PlanFramework[], result: Ada
 
 /** Repeats only for finalists that can reach the run's leader (the best confirmed rate over every framework). */
 async function repeatLeaders(ctx: RunContext, run: readonly PlanFramework[]): Promise<void> {
-  const work = workOf(ctx, run.flatMap((f) => ctx.ledger.rowsOf(f.framework)));
-  const floor = new Map(ctx.plan.scenarios.map((sc) => [sc.name, scenarioVerdict(work, sc.name).ranked[0]?.interval[0] ?? 0]));
+  const all = standingsOf(ctx.plan, run.flatMap((f) => ctx.ledger.rowsOf(f.framework)));
+  const floor = new Map(ctx.plan.scenarios.map((sc) => [sc.name, all.get(sc.name)?.lo ?? 0]));
   for (const f of run) if (!ctx.aborted) await repeatFinalists(ctx, f, floor);
 }
 
@@ -176,7 +141,7 @@ function errorsOf(ctx: RunContext, result: AdaptiveResult, entries: readonly Ada
   for (const e of entries) {
     if (!result.measured.includes(e.key)) continue;
     const rows = ctx.ledger.rowsOf(fw).filter((r) => String(r.candidate_id) === e.cand.id);
-    const st = standingsOf(ctx, rows);
+    const st = standingsOf(ctx.plan, rows);
     const point = m?.points.find((p) => p.candidate === e.cand.id);
     for (const [sc, s] of st) {
       const p0 = result.initial.get(e.key)?.scenarios.find((x) => x.scenario === sc)?.capacity ?? 0;

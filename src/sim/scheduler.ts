@@ -81,6 +81,8 @@ export class Scheduler {
   /** True while a timer callback applies steps: sinks may submit, and kick() must not start a second step. */
   private stepping = false;
   private admitCounter = 0;
+  /** Running requests still prefilling (computed < target): kept so a prefill-first step need not scan the batch. */
+  private prefilling = 0;
   private newTokenRatio: number;
   private readonly minRatio: number;
   private rng: number;
@@ -145,6 +147,7 @@ export class Scheduler {
   abort(r: SimRequest): void {
     if (r.state === 'done') return;
     if (r.state === 'running') {
+      if (r.computed < r.target) this.prefilling--;
       this.releaseKv(r, false);
       const i = this.running.indexOf(r);
       if (i >= 0) this.running.splice(i, 1);
@@ -163,6 +166,7 @@ export class Scheduler {
     this.immediate = undefined;
     const all = [...this.running, ...this.resumed, ...this.waiting.slice(this.waitHead)];
     this.running.length = 0;
+    this.prefilling = 0;
     this.resumed.length = 0;
     this.waiting.length = 0;
     this.waitHead = 0;
@@ -372,7 +376,7 @@ export class Scheduler {
       return plan;
     }
     // Prefill-first scheduling: a step either prefills (decode waits) or decodes.
-    if (this.running.some((r) => r.computed < r.target) || (this.queued() > 0 && this.running.length < p.maxRunning)) {
+    if (this.prefilling > 0 || (this.queued() > 0 && this.running.length < p.maxRunning)) {
       this.planPrefill(plan, p.tokenBudget);
       if (plan.prefill.length > 0) return plan;
     }
@@ -419,6 +423,7 @@ export class Scheduler {
 
   private preempt(victim: SimRequest, plan: Plan): void {
     this.running.pop();
+    if (victim.computed < victim.target) this.prefilling--;
     const di = plan.decode.indexOf(victim);
     if (di >= 0) {
       plan.decode.splice(di, 1);
@@ -515,6 +520,7 @@ export class Scheduler {
       this.stats.cachedTokens += r.cachedTokens;
     }
     this.running.push(r);
+    if (r.computed < r.target) this.prefilling++;
     plan.admitted.push(r);
     this.addChunk(plan, r, n);
     return true;
@@ -595,7 +601,9 @@ export class Scheduler {
       if (r.state !== 'running') continue;
       r.computed += plan.chunks[i] as number;
       this.publishComputed(r);
-      if (r.computed >= r.target && this.advance(r)) done++;
+      if (r.computed < r.target) continue;
+      this.prefilling--;
+      if (this.advance(r)) done++;
     }
     if (done > 0) {
       let j = 0;

@@ -112,6 +112,8 @@ export interface VirtualLoad {
    * token: the median TTFT is over it whatever happens next (an overloaded point of a capacity search).
    */
   giveUpTtftMs?: number;
+  /** Stop as soon as more than half the measured requests finished with a TPOT over this (modelled ms): the median is over it. */
+  giveUpTpotMs?: number;
 }
 
 export interface Percentiles {
@@ -200,6 +202,9 @@ export function simulateLoad(config: ResolvedSim, load: VirtualLoad): VirtualRes
   const tracked: Tracked[] = [];
   const queue: number[] = [];
   const prompts = new Map<number, number[]>();
+  const tpotLimit = load.giveUpTpotMs !== undefined ? load.giveUpTpotMs / 1000 : undefined;
+  let slowCount = 0;
+  let gaveUp = false;
   let inFlight = 0;
   const cap = load.concurrency ?? Infinity;
   const send = (i: number): void => {
@@ -217,6 +222,11 @@ export function simulateLoad(config: ResolvedSim, load: VirtualLoad): VirtualRes
         tr.tokens = from + count;
         if (finish) {
           tr.doneAt = at;
+          if (tpotLimit !== undefined && tr.measured && tr.tokens > 1 && (tr.doneAt - tr.firstAt) / (tr.tokens - 1) > tpotLimit && ++slowCount * 2 > load.requests) {
+            gaveUp = true;
+            engine.crash('gave up');
+            return;
+          }
           release();
         }
       },
@@ -231,7 +241,6 @@ export function simulateLoad(config: ResolvedSim, load: VirtualLoad): VirtualRes
   // Without a cap a request is sent when it arrives, so one still without a first token `limit` after it arrived is
   // late for good, and one that got it in time never becomes late: a single pass over the arrivals counts them.
   const limit = load.giveUpTtftMs !== undefined && load.concurrency === null ? load.giveUpTtftMs / 1000 : undefined;
-  let gaveUp = false;
   let scan = load.warmup;
   let lateCount = 0;
   const late = (now: number): number => {

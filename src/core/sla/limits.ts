@@ -136,3 +136,8 @@ export function chartLimits(limits: SlaLimits): { ttft: number | null; tpot: num
 export function p50TtftLimitMs(l: SlaLimits): number | undefined {
   return l.max_p50_ttft_ms;
 }
+
+/** The p50 TPOT limit (ms), if the limits set one. */
+export function p50TpotLimitMs(l: SlaLimits): number | undefined {
+  return l.max_p50_tpot_ms;
+}

@@ -6,7 +6,8 @@ import type { RunFacts } from '../../../src/core/results/run-facts';
 import { prepareWork, type Work } from '../../../src/core/results/report/work';
 import { DECISION_MARGIN, scenarioVerdict, type ScenarioVerdict } from '../../../src/core/results/verdict';
 import { runAdaptive, type AdaptiveEntry, type AdaptiveResult } from '../../../src/predict/adaptive';
-import { searchAround, type Standing } from '../../../src/predict/race';
+import { standingsOf } from '../../../src/predict/measured';
+import { searchAround } from '../../../src/predict/race';
 import type { CandidatePrediction } from '../../../src/predict/types';
 import type { RateSearchConfig } from '../../../src/runner/rate-search';
 import { launch, type Row, type Truth } from './measure';
@@ -88,17 +89,6 @@ export function grid(t: Truth): StrategyResult {
   return finish(t, entries, rows, gpu, entries.length, false);
 }
 
-/** A candidate's standing per scenario from its own rows, through the product's verdict. */
-function standings(t: Truth, rows: readonly Row[]): Map<string, Standing> {
-  const work = workOf(t, rows);
-  const out = new Map<string, Standing>();
-  for (const sc of t.plan.scenarios) {
-    const top = scenarioVerdict(work, sc.name).ranked[0];
-    if (top) out.set(sc.name, { lo: top.score, hi: top.interval[1] });
-  }
-  return out;
-}
-
 /** The adaptive strategy (src/predict/adaptive.ts) measuring on the ground truth; searches start at the predicted knee. */
 export async function adaptive(t: Truth, initial?: ReadonlyMap<string, CandidatePrediction>): Promise<StrategyResult> {
   const entries = entriesOf(t);
@@ -118,7 +108,7 @@ export async function adaptive(t: Truth, initial?: ReadonlyMap<string, Candidate
       const l = launch(t, { fw: e.framework, cand: e.cand, work });
       rows.push(...l.rows);
       gpu += l.gpuSeconds;
-      return Promise.resolve({ outcome: l.started ? standings(t, l.rows) : 'failed', observations: l.observations });
+      return Promise.resolve({ outcome: l.started ? standingsOf(t.plan, l.rows) : 'failed', observations: l.observations });
     },
   });
   const r = finish(t, entries, rows, gpu, result.measured.length, true);

@@ -1,0 +1,34 @@
+// What measured rows say to the predictor, read one way for the runner's adaptive stage, `autobench calibrate` and the search benchmark: the trials' latencies (observations) and each scenario's SLA capacity as the verdict reads it.
+import type { RunPlan } from '../core/plan/types';
+import { fromPlainJson, type PyObject } from '../core/py/json';
+import type { ResultRow } from '../core/results/rows';
+import type { RunFacts } from '../core/results/run-facts';
+import { prepareWork } from '../core/results/report/work';
+import { scenarioVerdict } from '../core/results/verdict';
+import type { Observation } from './fit';
+import type { Standing } from './race';
+
+/** The valid trials' latencies (modelled time on the simulator) and whether they met the SLA, for calibration. */
+export function observationsOf(plan: Pick<RunPlan, 'scenarios'>, rows: readonly ResultRow[]): Observation[] {
+  const out: Observation[] = [];
+  for (const r of rows) {
+    const t = r.trial as { mode?: string; rate?: unknown; concurrency?: unknown } | undefined;
+    const sc = plan.scenarios.find((s) => s.name === (r.scenario ?? r.workload?.scenario));
+    const m = (r.metrics ?? {}) as Record<string, unknown>;
+    if (!sc || r.status !== 'ok' || typeof t?.rate !== 'number' || t.mode === 'repeat') continue;
+    if (typeof m.p50_ttft_ms !== 'number' || typeof m.p50_tpot_ms !== 'number') continue;
+    out.push({ scenario: sc, rate: t.rate, concurrency: typeof t.concurrency === 'number' ? t.concurrency : null, p50TtftMs: m.p50_ttft_ms, p50TpotMs: m.p50_tpot_ms, passed: r.sla?.passed === true });
+  }
+  return out;
+}
+
+/** One candidate's SLA capacity interval per scenario from its rows, as the verdict reads a search (absent: it met the SLA nowhere there). */
+export function standingsOf(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: readonly object[]): Map<string, Standing> {
+  const work = prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { sla: plan.sla } as unknown as RunFacts);
+  const out = new Map<string, Standing>();
+  for (const sc of plan.scenarios) {
+    const top = scenarioVerdict(work, sc.name).ranked[0];
+    if (top && top.score > 0) out.set(sc.name, { lo: top.score, hi: top.interval[1] });
+  }
+  return out;
+}
