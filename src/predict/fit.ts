@@ -5,6 +5,7 @@ import { simulateLoad } from '../sim/virtual';
 import { scaled } from './engine';
 import { requestsFor } from './point';
 import type { Factors } from './types';
+import { median as medianOf } from './stats';
 
 /** One measured trial the fit explains: where it ran and what the client saw (modelled ms). */
 export interface Observation {
@@ -30,11 +31,8 @@ const LOG_MAX = Math.log(5);
 /** Observations used per fit: the highest-rate ones per scenario carry the most of the model (batching, queueing). */
 const MAX_OBS = 6;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
+/** The median of a list that is never empty here (every fit has observations). */
+const median = (xs: number[]): number => medianOf(xs) ?? 0;
 
 interface Predicted {
   ttft: number;

@@ -10,13 +10,12 @@ import { PlanError, type RunPlan } from '../core/plan/types';
 import { readRows, toResultRow, type ResultRow, type RowRecord } from '../core/results/rows';
 import { simGpuFor } from '../sim/profiles';
 import { featuresOf, fitFramework, predictFactors, type CalibrationPoint } from './calibration';
-import { predictCapacity } from './capacity';
 import { engineFor, predictOptions } from './engine';
 import { fitCandidate, type CandidateFit } from './fit';
-import { concurrencyOf, planGpu } from './plan';
+import { planGpu } from './plan';
 import type { StoreKey } from './store';
 import { UNIT_FACTORS, type Factors } from './types';
-import { observationsOf, standingsOf } from './measured';
+import { capacityWith, median, observationsOf, standingsOf } from './measured';
 
 /** A run directory as `autobench run --out` wrote it, read back. */
 export interface RunDir {
@@ -150,13 +149,6 @@ export interface RunCalibration {
   frameworks: FrameworkCalibration[];
 }
 
-function median(xs: readonly number[]): number | null {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
-
 /** Signed relative error of a prediction against a measurement (null when either is missing or zero). */
 export function relativeError(predicted: number | null, measured: number | null): number | null {
   if (predicted === null || measured === null || measured <= 0) return null;
@@ -181,12 +173,7 @@ export function calibrateRun(run: RunDir): RunCalibration {
   const gpu = runGpu(run);
   const modelGpu = simGpuFor(gpu) ?? planGpu(plan) ?? 'auto';
   const options = predictOptions(modelGpu);
-  const capacity = (fw: FrameworkKey, cand: Candidate, scenario: string, factors: Factors, hint: number | undefined): number | null => {
-    const sc = plan.scenarios.find((s) => s.name === scenario);
-    const e = engineFor(fw, cand, options, factors);
-    if (!sc || !e.ok) return null;
-    return predictCapacity(e.config, { scenario: sc, concurrency: concurrencyOf(plan), sla: plan.sla, ...(hint ? { hint } : {}) }).capacity;
-  };
+  const capacity = (fw: FrameworkKey, cand: Candidate, scenario: string, factors: Factors, hint: number | undefined): number | null => capacityWith(plan, modelGpu, fw, cand, scenario, factors, hint);
   const measuredKeys = new Map<string, { fw: FrameworkKey; id: string; command: string | undefined }>();
   for (const r of run.rows) {
     if (r.status !== 'ok' || !isMeasuredMode(r) || r.candidate_id === undefined) continue;

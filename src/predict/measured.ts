@@ -1,11 +1,18 @@
-// What measured rows say to the predictor, read one way for the runner's adaptive stage, `autobench calibrate` and the search benchmark: the trials' latencies (observations) and each scenario's SLA capacity as the verdict reads it.
+// What measured rows say to the predictor, read one way for the runner's adaptive stage, `autobench calibrate` and the search benchmark: the trials' latencies (observations), each scenario's SLA capacity as the verdict reads it, and the model's capacity with given factors to compare it with.
 import type { RunPlan } from '../core/plan/types';
 import { fromPlainJson, type PyObject } from '../core/py/json';
 import type { ResultRow } from '../core/results/rows';
 import type { RunFacts } from '../core/results/run-facts';
 import { prepareWork } from '../core/results/report/work';
 import { scenarioVerdict } from '../core/results/verdict';
+import type { Candidate } from '../core/candidates/candidate';
+import type { FrameworkKey } from '../core/frameworks/types';
+import { predictCapacity } from './capacity';
+import { engineFor, predictOptions } from './engine';
 import type { Observation } from './fit';
+export { median } from './stats';
+import { concurrencyOf } from './plan';
+import type { Factors } from './types';
 import type { Standing } from './race';
 
 /** The valid trials' latencies (modelled time on the simulator) and whether they met the SLA, for calibration. */
@@ -31,4 +38,12 @@ export function standingsOf(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: read
     if (top && top.score > 0) out.set(sc.name, { lo: top.score, hi: top.interval[1] });
   }
   return out;
+}
+
+/** The model's predicted SLA capacity of a candidate in one scenario with the given speed factors (null: no such scenario, or it would not start). */
+export function capacityWith(plan: RunPlan, gpu: string | undefined, fw: FrameworkKey, cand: Candidate, scenario: string, factors: Factors, hint?: number): number | null {
+  const sc = plan.scenarios.find((s) => s.name === scenario);
+  const e = engineFor(fw, cand, predictOptions(gpu), factors);
+  if (!sc || !e.ok) return null;
+  return predictCapacity(e.config, { scenario: sc, concurrency: concurrencyOf(plan), sla: plan.sla, ...(hint ? { hint } : {}) }).capacity;
 }

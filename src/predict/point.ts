@@ -2,6 +2,7 @@
 import type { Scenario } from '../core/config/model';
 import { fromPlainJson, type PyObject } from '../core/py/json';
 import { evaluateSla } from '../core/results/sla';
+import { MAX_LENGTHEN, steadyRequests } from '../core/plan/bench';
 import { p50TpotLimitMs, p50TtftLimitMs, type SlaReading } from '../core/sla/limits';
 import type { ResolvedSim } from '../sim/config';
 import { simulateLoad, type VirtualResult } from '../sim/virtual';
@@ -45,17 +46,15 @@ function gaveUpMetrics(m: Record<string, number | null>, ttft: number | undefine
   return onTpot ? { ...m, p50_tpot_ms: over(m.p50_tpot_ms, tpot) } : { ...m, p50_ttft_ms: over(m.p50_ttft_ms, ttft) };
 }
 
-/** A trial grows to at most this many times its first length (the runner's MAX_LENGTHEN). */
-const MAX_LENGTHEN = 8;
 
 function judgeMetrics(metrics: Record<string, number | null>, sla: SlaReading, pace: boolean) {
   const m = pace ? metrics : { ...metrics, offered_request_rate: null, completion_request_rate: null };
   return evaluateSla(fromPlainJson({ framework: 'x', status: 'ok', metrics: m }) as PyObject, { limits: sla.limits, deprecated: [] });
 }
 
-/** Requests a trial at `rate` needs for a steady state: arrivals spanning 3 median E2E latencies (as the runner asks). */
+/** Requests a trial at `rate` needs for a steady state, by the runner's rule. */
 function neededRequests(v: VirtualResult, rate: number): number {
-  return Number.isFinite(rate) ? 3 * (v.e2eMs.p50 / 1000) * rate + 1 : 0;
+  return Number.isFinite(rate) ? steadyRequests(v.e2eMs.p50 / 1000, rate) : 0;
 }
 
 /**

@@ -1,16 +1,13 @@
 // The adaptive strategy on real servers: every framework's preflight, then the race of src/predict/adaptive.ts — each
 // measured candidate launched and searched from its predicted knee, the rest recorded as skipped with the prediction
 // that skipped them — then repeats of the finalists that can still reach the leader, the calibration saved.
-import type { Candidate } from '../core/candidates/candidate';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { isForced, type SearchStrategyRecord } from '../core/plan/strategy';
 import type { PlanFramework } from '../core/plan/types';
 import { runAdaptive, type AdaptiveEntry, type AdaptiveResult, type Measurement } from '../predict/adaptive';
 import type { CalibrationPoint } from '../predict/calibration';
-import { predictCapacity } from '../predict/capacity';
-import { engineFor, predictOptions } from '../predict/engine';
-import { observationsOf, standingsOf } from '../predict/measured';
-import { concurrencyOf, planGpu } from '../predict/plan';
+import { capacityWith, median, observationsOf, standingsOf } from '../predict/measured';
+import { planGpu } from '../predict/plan';
 import { loadStore, mergePoints, pointsFor, saveStore, type StoreKey } from '../predict/store';
 import type { RunContext } from './context';
 import { EarlyStop, candidateTurn, notRunFramework, preflight } from './framework';
@@ -126,13 +123,6 @@ function gridEstimate(ctx: RunContext, result: AdaptiveResult, entries: readonly
   return est;
 }
 
-function median(xs: number[]): number | null {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
-
 /** Median |predicted / measured − 1| of a framework's measured candidates' capacities: the first prediction, and the one the model now makes. */
 function errorsOf(ctx: RunContext, result: AdaptiveResult, entries: readonly AdaptiveEntry[], fw: FrameworkKey): { framework: string; before_median_error: number | null; after_median_error: number | null } {
   const before: number[] = [];
@@ -146,17 +136,9 @@ function errorsOf(ctx: RunContext, result: AdaptiveResult, entries: readonly Ada
     for (const [sc, s] of st) {
       const p0 = result.initial.get(e.key)?.scenarios.find((x) => x.scenario === sc)?.capacity ?? 0;
       if (s.lo > 0 && p0 > 0) before.push(Math.abs(p0 / s.lo - 1));
-      const fitted = point ? fittedCapacity(ctx, e.cand, fw, point, sc) : undefined;
+      const fitted = point ? capacityWith(ctx.plan, planGpu(ctx.plan), fw, e.cand, sc, point.factors) : null;
       if (s.lo > 0 && fitted) after.push(Math.abs(fitted / s.lo - 1));
     }
   }
   return { framework: fw, before_median_error: median(before), after_median_error: median(after) };
-}
-
-/** The candidate's capacity in one scenario as the calibrated model now predicts it (its own fitted factors). */
-function fittedCapacity(ctx: RunContext, cand: Candidate, fw: FrameworkKey, point: CalibrationPoint, scenario: string): number | undefined {
-  const sc = ctx.plan.scenarios.find((s) => s.name === scenario);
-  const engine = engineFor(fw, cand, predictOptions(planGpu(ctx.plan)), point.factors);
-  if (!sc || !engine.ok) return undefined;
-  return predictCapacity(engine.config, { scenario: sc, concurrency: concurrencyOf(ctx.plan), sla: ctx.plan.sla }).capacity || undefined;
 }

@@ -8,6 +8,7 @@ import type { SlaVerdict } from '../core/results/sla';
 import { safeName, trialKey } from './artifacts';
 import { backendFor, benchmarkCommand, rawResult, runTrial, type TrialOutcome, type TrialSettings } from './client-trial';
 import { WARMUP_FIRST_TRIAL, WARMUP_LATER, type RunContext } from './context';
+import { MAX_LENGTHEN, steadyRequests } from '../core/plan/bench';
 import { searchAround, searchBeyond } from '../predict/race';
 import { bracketOf, describeSearch, newSearch, nextRate, recordRound, type RateSearchConfig, type RateSearchEnd } from './rate-search';
 import { judge, measuredRow, metricsBlock } from './row-builder';
@@ -149,12 +150,11 @@ const passesSla = (ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = 
 /** The prompt set warm-ups draw from: never a measured trial's. */
 const WARMUP_PROMPT_SET = 999_999;
 
-/** A trial may grow to this many times the plan's prompts before a too-short measurement is called invalid. */
-export const MAX_LENGTHEN = 8;
+export { MAX_LENGTHEN };
 
-/** Requests a trial at `wallRate` needs for a steady state: arrivals spanning 3 median E2E latencies, and the middle 80% holding the completions the window needs. */
+/** Requests a trial at `wallRate` needs for a steady state (core/plan/bench.ts steadyRequests). */
 function neededRequests(n: { e2eS: number; minCompleted: number }, wallRate: number): number {
-  return Math.max(3 * n.e2eS * wallRate + 1, n.minCompleted / 0.8);
+  return steadyRequests(n.e2eS, wallRate, n.minCompleted);
 }
 
 function needsOf(r: BenchResult): { e2eS: number; minCompleted: number } {

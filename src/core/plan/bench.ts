@@ -8,6 +8,18 @@ export const DEFAULT_SEED = 1;
 export const DEFAULT_MAX_ROUNDS = 5;
 export const DEFAULT_TOLERANCE = 0.1;
 
+/** A trial may grow to this many times the plan's prompts before a too-short measurement is called invalid. */
+export const MAX_LENGTHEN = 8;
+
+/**
+ * Requests a trial at `rate` (req/s) needs for a steady state: arrivals spanning 3 median E2E latencies, and the middle
+ * 80% holding the completions the steady window needs. The runner lengthens its trials by this rule, the predictor its
+ * virtual ones.
+ */
+export function steadyRequests(e2eS: number, rate: number, minCompleted = 0): number {
+  return Math.max(3 * e2eS * rate + 1, minCompleted / 0.8);
+}
+
 const ENDPOINTS: readonly string[] = ['/v1/completions', '/v1/chat/completions', '/generate'];
 
 function readSearch(bench: Obj, concurrencies: Array<number | null>, problems: string[]): SearchSpec | undefined {
