@@ -48,12 +48,26 @@ export function emptyWork(): StepWork {
   return { decodeSeqs: 0, decodeCtx: 0, prefillSeqs: 0, prefillTokens: 0, prefillPairs: 0, prefillCtx: 0 };
 }
 
+/** The last expert coverage computed: consecutive decode steps of one batch ask for the same one. */
+const lastCoverage = { share: NaN, tokens: -1, value: 1 };
+
+/** Distinct experts touched by the batch: each token picks an active share independently. */
+function coverageOf(share: number, tokens: number): number {
+  if (share >= 1) return 1;
+  const m = lastCoverage;
+  if (m.share !== share || m.tokens !== tokens) {
+    m.share = share;
+    m.tokens = tokens;
+    m.value = 1 - Math.pow(1 - share, tokens);
+  }
+  return m.value;
+}
+
 /** Seconds the step takes on the modelled hardware. */
 export function stepSeconds(c: CostModel, w: StepWork): number {
   const tokens = w.decodeSeqs + w.prefillTokens;
   if (tokens === 0) return 0;
-  // Distinct experts touched by the batch: each token picks an active share independently.
-  const coverage = c.activeShare >= 1 ? 1 : 1 - Math.pow(1 - c.activeShare, tokens);
+  const coverage = coverageOf(c.activeShare, tokens);
   const bytes = c.weightBytes * coverage + (w.decodeCtx + w.prefillCtx) * c.kvBytesPerToken;
   const mem = bytes / c.bandwidth;
   const pairs = w.prefillPairs + w.decodeCtx;

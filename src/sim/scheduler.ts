@@ -63,6 +63,19 @@ interface Plan {
   prefill: SimRequest[];
   chunks: number[];
   work: StepWork;
+  /** Decoding requests that sample their last token in this step. */
+  finishing: number;
+}
+
+/** Empties a plan for the next step (but its decode list, which planDecode overwrites in place). */
+function resetPlan(plan: Plan): Plan {
+  plan.admitted.length = 0;
+  plan.prefill.length = 0;
+  plan.chunks.length = 0;
+  const w = plan.work;
+  w.decodeSeqs = w.decodeCtx = w.prefillSeqs = w.prefillTokens = w.prefillPairs = w.prefillCtx = 0;
+  plan.finishing = 0;
+  return plan;
 }
 
 export class Scheduler {
@@ -73,6 +86,8 @@ export class Scheduler {
   /** Preempted requests go back first, ahead of the waiting queue. */
   private readonly resumed: SimRequest[] = [];
   private plan: Plan | undefined;
+  /** The one Plan object every step fills again (a step's plan is read only until the next one is built). */
+  private readonly planBuffer: Plan = { admitted: [], decode: [], prefill: [], chunks: [], work: emptyWork(), finishing: 0 };
   private stepEnd = 0;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
@@ -83,6 +98,8 @@ export class Scheduler {
   private admitCounter = 0;
   /** Running requests still prefilling (computed < target): kept so a prefill-first step need not scan the batch. */
   private prefilling = 0;
+  /** Steps until the earliest running request samples its last token, as of the last finished step (NaN: not known). */
+  private minLeft = NaN;
   private newTokenRatio: number;
   private readonly minRatio: number;
   private rng: number;
@@ -260,8 +277,14 @@ export class Scheduler {
       // Keep the modelled cadence while only slightly late; past maxLag the engine resumes from now.
       const behind = now - end > this.policy.maxLag;
       if (behind) this.stats.lostSeconds += now - end;
-      const start = behind ? now : end;
-      if (!this.begin(this.clock.nextLoud ? this.fastForward(start) : start)) return;
+      let start = behind ? now : end;
+      if (this.clock.nextLoud) {
+        const ff = this.fastForward(start);
+        // The stretch's last step ends after the next event: the next step is planned once that event has run.
+        if (ff.wait) return this.wake(ff.at);
+        start = ff.at;
+      }
+      if (!this.begin(start)) return;
       if (this.clock.wallMsUntil(this.stepEnd) > 0 || performance.now() > budget) {
         this.arm();
         return;
@@ -274,28 +297,40 @@ export class Scheduler {
   /** The planned step changes nothing another scheduler or the client could see: no prefill, no request finishing. */
   private quietPlan(): boolean {
     const plan = this.plan;
-    if (!plan || plan.prefill.length > 0) return false;
-    return plan.decode.every((r) => r.generated + 1 < r.stopAt);
+    return plan !== undefined && plan.prefill.length === 0 && plan.finishing === 0;
   }
 
   /**
    * On a virtual clock, the decode-only steps from `at` that nothing can interrupt (no queue, no request finishing,
-   * enough KV, no other event due before they end) applied at once: the same durations, jitter draws, tokens and
-   * blocks as stepping one by one, at a cost per step independent of the batch. Returns when the next step starts.
+   * enough KV, no other event due before they start) applied at once: the same durations, jitter draws, tokens and
+   * blocks as stepping one by one, at a cost per step independent of the batch. The last one may end after the next
+   * event (`wait`: as a step planned before an arrival, it runs on while the arrival queues); the next step starts `at`.
    */
-  private fastForward(at: number): number {
+  private fastForward(at: number): { at: number; wait: boolean } {
+    const none = { at, wait: false };
     const limit = this.clock.nextLoud?.() ?? at;
-    if (this.queued() > 0 || this.running.length === 0 || limit <= at) return at;
-    let kmax = Infinity;
-    for (const r of this.running) {
-      if (r.computed < r.target || r.state !== 'running') return at;
-      kmax = Math.min(kmax, r.stopAt - r.generated - 1);
+    // A queued request waits for a free slot: while the batch is full, steps stay decode-only until one finishes.
+    if (this.running.length === 0 || limit <= at || (this.queued() > 0 && this.running.length < this.policy.maxRunning)) return none;
+    if (this.prefilling > 0) return none;
+    let kmax = this.minLeft;
+    if (Number.isNaN(kmax)) {
+      kmax = Infinity;
+      for (const r of this.running) kmax = Math.min(kmax, r.stopAt - r.generated - 1);
     }
+    if (kmax < 1) return none;
     kmax = Math.min(kmax, this.stepsThatFit(kmax));
-    if (kmax < 2) return at;
+    if (kmax < 1) return none;
     const { steps, end } = this.bulkDurations(at, kmax, limit);
-    if (steps > 0) this.applyBulk(steps, end);
-    return steps > 0 ? end : at;
+    if (steps === 0) return none;
+    this.applyBulk(steps, end);
+    return { at: end, wait: end > limit };
+  }
+
+  /** Nothing planned until `at` (a bulk stretch ends there); meanwhile submissions queue, as during a step. */
+  private wake(at: number): void {
+    this.stepEnd = at;
+    this.virtualDue = true;
+    this.clock.at?.(at, this.onTimer, true);
   }
 
   /** Blocks the running requests need to decode k more steps. */
@@ -340,12 +375,14 @@ export class Scheduler {
       // The jitter stream advances once per step, as stepping one by one would; a step not taken here is drawn again by begin().
       const jitter = this.jitter ? this.jitter.peekNext() : 1;
       dur *= jitter;
-      if (t + dur >= limit) break;
+      // A step may start before the next event (and end after it), never at or after it; one ending exactly on it steps alone.
+      if (t + dur === limit) break;
       this.jitter?.next();
       if (p.reserveRatio > 0) this.newTokenRatio = Math.max(this.minRatio, this.newTokenRatio - (p.reserveRatio - this.minRatio) / 600);
       this.stats.busySeconds += dur;
       t += dur;
       steps++;
+      if (t > limit) break;
     }
     return { steps, end: t };
   }
@@ -368,7 +405,7 @@ export class Scheduler {
   // ---- planning ---------------------------------------------------------------------------------------
 
   private build(): Plan {
-    const plan: Plan = { admitted: [], decode: [], prefill: [], chunks: [], work: emptyWork() };
+    const plan = resetPlan(this.planBuffer);
     const p = this.policy;
     if (p.mixed) {
       this.planDecode(plan);
@@ -376,6 +413,7 @@ export class Scheduler {
       return plan;
     }
     // Prefill-first scheduling: a step either prefills (decode waits) or decodes.
+    plan.decode.length = 0;
     if (this.prefilling > 0 || (this.queued() > 0 && this.running.length < p.maxRunning)) {
       this.planPrefill(plan, p.tokenBudget);
       if (plan.prefill.length > 0) return plan;
@@ -386,19 +424,37 @@ export class Scheduler {
 
   private planDecode(plan: Plan): void {
     const bs = this.policy.blockSize;
+    const topK = this.cost.sparseTopK;
+    let ctxSum = 0;
+    let finishing = 0;
+    // The decode list is overwritten in place (no growth from empty every step), then cut to what this step holds.
+    const decode = plan.decode;
+    let n = 0;
     for (let i = 0; i < this.running.length; i++) {
       const r = this.running[i] as SimRequest;
       if (r.computed < r.target) continue;
       const need = Math.ceil((r.computed + 1) / bs) - (r.shared.length + r.priv);
       // Out of KV: preempt the newest requests until this one fits. If this one had to go, every request
       // after it went first, so the pass is over.
-      if (need > 0 && !this.kv.allocate(need) && !this.makeRoom(r, need, plan)) break;
+      if (need > 0 && !this.kv.allocate(need)) {
+        // Preempting reads and edits the list and the work so far.
+        decode.length = n;
+        plan.work.decodeCtx += ctxSum;
+        ctxSum = 0;
+        const fits = this.makeRoom(r, need, plan);
+        n = decode.length;
+        if (!fits) break;
+      }
       if (need > 0) r.priv += need;
-      plan.decode.push(r);
+      decode[n++] = r;
       const ctx = r.computed + 1;
-      plan.work.decodeCtx += this.cost.sparseTopK > 0 ? Math.min(ctx, this.cost.sparseTopK) : ctx;
+      ctxSum += topK > 0 ? Math.min(ctx, topK) : ctx;
+      if (r.generated + 1 >= r.stopAt) finishing++;
     }
-    plan.work.decodeSeqs = plan.decode.length;
+    if (decode.length !== n) decode.length = n;
+    plan.work.decodeCtx += ctxSum;
+    plan.work.decodeSeqs = n;
+    plan.finishing = finishing;
   }
 
   /** Preempts from the newest admitted request backwards; false if `r` itself had to go. */
@@ -442,9 +498,12 @@ export class Scheduler {
   private planPrefill(plan: Plan, budget: number): void {
     const p = this.policy;
     let partial = 0;
-    for (const r of this.running) {
+    // Only requests still prefilling take a chunk here; with none (the usual decode batch) the pass is skipped.
+    for (let i = 0, left = this.prefilling; left > 0 && i < this.running.length; i++) {
+      const r = this.running[i] as SimRequest;
       if (budget <= 0) break;
       if (r.computed >= r.target) continue;
+      left--;
       const n = this.chunkLen(r.target - r.computed, budget, plan.prefill.length === 0);
       if (n <= 0 || !this.growTo(r, r.computed + n)) break;
       this.addChunk(plan, r, n);
@@ -588,13 +647,21 @@ export class Scheduler {
   private finish(): void {
     const plan = this.plan;
     this.plan = undefined;
+    this.minLeft = NaN;
     if (!plan) return;
     this.stats.steps++;
     let done = 0;
+    // The fewest steps left to a running request's last token, over the requests this step advanced.
+    let advanced = 0;
+    let minLeft = Infinity;
     for (const r of plan.decode) {
       if (r.state !== 'running') continue;
       r.computed++;
       if (this.advance(r)) done++;
+      else {
+        advanced++;
+        minLeft = Math.min(minLeft, r.stopAt - r.generated - 1);
+      }
     }
     for (let i = 0; i < plan.prefill.length; i++) {
       const r = plan.prefill[i] as SimRequest;
@@ -604,6 +671,10 @@ export class Scheduler {
       if (r.computed < r.target) continue;
       this.prefilling--;
       if (this.advance(r)) done++;
+      else {
+        advanced++;
+        minLeft = Math.min(minLeft, r.stopAt - r.generated - 1);
+      }
     }
     if (done > 0) {
       let j = 0;
@@ -613,6 +684,8 @@ export class Scheduler {
       }
       this.running.length = j;
     }
+    // Known for the whole batch only when this step advanced every running request (a prefill-first step pauses decode).
+    if (advanced === this.running.length) this.minLeft = minLeft;
   }
 
   /** One token sampled for `r` (none when it stops at 0: the zero-tokens fault); true when it finished. */
