@@ -60,70 +60,74 @@ const PLAN = planYaml({
 const keyOf = (r: Record<string, unknown>) => (r.trial as { key: string }).key;
 
 describe('autobench run (CLI)', () => {
-  test('kill -9 in the middle, then --resume: no finished row lost or measured again, leftover servers stopped', { timeout: 120_000 }, async () => {
-    const dir = tempDir();
-    const out = path.join(dir, 'run');
-    const plan = path.join(dir, 'resume.plan.yaml');
-    writeFileSync(plan, PLAN);
-    let pids: number[] = [];
-    try {
-      const rowsFile = path.join(out, 'rows.jsonl');
-      const first = start(['run', plan, '--target', 'sim', '--out', out, '--sim-speed', '20'], dir);
-      await until(() => existsSync(rowsFile) && readRowsFile(out).filter((r) => r.status === 'ok').length >= 3, first.child, 60_000, 'three measured rows');
-      first.child.kill('SIGKILL');
-      const killed = await first.done;
-      assert.equal(killed.signal, 'SIGKILL');
-      pids = serverPids(out);
-      const leftBehind = pids.filter(groupAlive);
-      const before = readFileSync(rowsFile, 'utf8');
-      const beforeKeys = before.split('\n').filter(Boolean).map((l) => keyOf(JSON.parse(l) as Record<string, unknown>));
-      // A row half-written when the process died.
-      appendFileSync(rowsFile, '{"framework": "sglang", "status": "o');
+  for (const strategy of ['grid', 'adaptive']) {
+    test(`${strategy}: kill -9 in the middle, then --resume: no finished row lost or measured again, leftover servers stopped`, { timeout: 120_000 }, async () => {
+      const dir = tempDir();
+      const out = path.join(dir, 'run');
+      const plan = path.join(dir, 'resume.plan.yaml');
+      writeFileSync(plan, PLAN);
+      let pids: number[] = [];
+      try {
+        const rowsFile = path.join(out, 'rows.jsonl');
+        const first = start(['run', plan, '--target', 'sim', '--out', out, '--sim-speed', '20', '--strategy', strategy], dir);
+        await until(() => existsSync(rowsFile) && readRowsFile(out).filter((r) => r.status === 'ok').length >= 3, first.child, 60_000, 'three measured rows');
+        first.child.kill('SIGKILL');
+        const killed = await first.done;
+        assert.equal(killed.signal, 'SIGKILL');
+        pids = serverPids(out);
+        const leftBehind = pids.filter(groupAlive);
+        const before = readFileSync(rowsFile, 'utf8');
+        const beforeKeys = before.split('\n').filter(Boolean).map((l) => keyOf(JSON.parse(l) as Record<string, unknown>));
+        // A row half-written when the process died.
+        appendFileSync(rowsFile, '{"framework": "sglang", "status": "o');
 
-      const second = start(['run', plan, '--target', 'sim', '--out', out, '--sim-speed', '20', '--resume'], dir);
-      const res = await second.done;
-      assert.equal(res.code, 0, res.stderr);
-      assert.match(res.stderr, new RegExp(`resumed: ${beforeKeys.length} finished rows kept`));
-      assert.match(res.stdout, /report: .*summary\.md/);
+        const second = start(['run', plan, '--target', 'sim', '--out', out, '--sim-speed', '20', '--strategy', strategy, '--resume'], dir);
+        const res = await second.done;
+        assert.equal(res.code, 0, res.stderr);
+        assert.match(res.stderr, new RegExp(`resumed: ${beforeKeys.length} finished rows kept`));
+        assert.match(res.stdout, /report: .*summary\.md/);
 
-      // Nothing the first run finished was lost, rewritten or measured again.
-      const after = readFileSync(rowsFile, 'utf8');
-      assert.ok(after.startsWith(before), 'the first run rows are still there, byte for byte');
-      const rows = readRowsFile(out);
-      const keys = rows.map(keyOf);
-      assert.equal(new Set(keys).size, keys.length, `a trial was measured twice: ${keys.join(', ')}`);
-      for (const k of beforeKeys) assert.equal(keys.filter((x) => x === k).length, 1, k);
-      assert.ok(keys.length > beforeKeys.length, 'the resumed run measured what was left');
-      assert.equal(readFileSync(path.join(out, 'rows.jsonl.torn'), 'utf8'), '{"framework": "sglang", "status": "o');
+        // Nothing the first run finished was lost, rewritten or measured again.
+        const after = readFileSync(rowsFile, 'utf8');
+        assert.ok(after.startsWith(before), 'the first run rows are still there, byte for byte');
+        const rows = readRowsFile(out);
+        const keys = rows.map(keyOf);
+        assert.equal(new Set(keys).size, keys.length, `a trial was measured twice: ${keys.join(', ')}`);
+        for (const k of beforeKeys) assert.equal(keys.filter((x) => x === k).length, 1, k);
+        assert.ok(keys.length > beforeKeys.length, 'the resumed run measured what was left');
+        assert.equal(readFileSync(path.join(out, 'rows.jsonl.torn'), 'utf8'), '{"framework": "sglang", "status": "o');
 
-      // Every search ran to its end: replaying its verdicts asks for no further round.
-      const cfg = { lower: 0, upper: 40, tolerance: 1, maxRounds: 3 };
-      for (const fw of ['sglang', 'vllm']) {
-        for (const cand of ['baseline', 'c1']) {
-          for (const sc of ['chat', 'long']) {
-            const rounds = rows.filter((r) => r.framework === fw && r.candidate_id === cand && r.scenario === sc && (r.trial as { mode: string }).mode === 'search').sort((a, b) => ((a.trial as { round: number }).round) - (b.trial as { round: number }).round);
-            const state = newSearch();
-            for (const r of rounds) {
-              assert.equal(nextRate(cfg, state), (r.trial as { rate: number }).rate, `${fw} ${cand} ${sc}: the search asked for this round's rate`);
-              recordRound(state, (r.trial as { rate: number }).rate, (r.sla as { passed: boolean }).passed);
+        // Every search ran to its end: replaying its verdicts asks for no further round (the grid's searches start at
+        // the plan's bounds; adaptive ones at the predicted knee, and some candidates are skipped by prediction).
+        const cfg = { lower: 0, upper: 40, tolerance: 1, maxRounds: 3 };
+        for (const fw of strategy === 'grid' ? ['sglang', 'vllm'] : []) {
+          for (const cand of ['baseline', 'c1']) {
+            for (const sc of ['chat', 'long']) {
+              const rounds = rows.filter((r) => r.framework === fw && r.candidate_id === cand && r.scenario === sc && (r.trial as { mode: string }).mode === 'search').sort((a, b) => ((a.trial as { round: number }).round) - (b.trial as { round: number }).round);
+              const state = newSearch();
+              for (const r of rounds) {
+                assert.equal(nextRate(cfg, state), (r.trial as { rate: number }).rate, `${fw} ${cand} ${sc}: the search asked for this round's rate`);
+                recordRound(state, (r.trial as { rate: number }).rate, (r.sla as { passed: boolean }).passed);
+              }
+              assert.ok(rounds.length > 0, `${fw} ${cand} ${sc} has rows`);
+              assert.equal(nextRate(cfg, state), undefined, `${fw} ${cand} ${sc} search is complete`);
             }
-            assert.ok(rounds.length > 0, `${fw} ${cand} ${sc} has rows`);
-            assert.equal(nextRate(cfg, state), undefined, `${fw} ${cand} ${sc} search is complete`);
           }
         }
+        const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { status: string; resumes: unknown[]; live_servers: unknown[]; search_strategy: { name: string; measured: string[] } };
+        assert.equal(manifest.status, 'completed');
+        assert.equal(manifest.search_strategy.name, strategy);
+        assert.equal(manifest.resumes.length, 1);
+        assert.deepEqual(manifest.live_servers, []);
+        // The server the killed runner left behind (when it died mid-candidate) was stopped by the resumed one.
+        if (leftBehind.length) assert.match(res.stderr, /stopping a server the interrupted run left behind: process group \d+/);
+        for (const p of pids) assert.equal(groupAlive(p), false, `server group ${p} survived`);
+      } finally {
+        killGroups([...pids, ...serverPids(out)]);
+        cleanup(dir);
       }
-      const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { status: string; resumes: unknown[]; live_servers: unknown[] };
-      assert.equal(manifest.status, 'completed');
-      assert.equal(manifest.resumes.length, 1);
-      assert.deepEqual(manifest.live_servers, []);
-      // The server the killed runner left behind (when it died mid-candidate) was stopped by the resumed one.
-      if (leftBehind.length) assert.match(res.stderr, /stopping a server the interrupted run left behind: process group \d+/);
-      for (const p of pids) assert.equal(groupAlive(p), false, `server group ${p} survived`);
-    } finally {
-      killGroups([...pids, ...serverPids(out)]);
-      cleanup(dir);
-    }
-  });
+    });
+  }
 
   test('usage errors, a run directory in use, and a plan that cannot run', { timeout: 60_000 }, async () => {
     const dir = tempDir();

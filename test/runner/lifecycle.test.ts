@@ -21,7 +21,7 @@ describe('runner lifecycle on the simulated engine', () => {
         sla: 'max_p50_e2e_ms: 1500',
         frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096' },
       });
-      const run = await runOnSim(plan, { outDir: path.join(dir, 'run'), skipSmoke: true });
+      const run = await runOnSim(plan, { outDir: path.join(dir, 'run'), skipSmoke: true, strategy: 'grid' });
       const rounds = run.result.rows.filter((r) => r.framework === 'vllm');
       assert.deepEqual(rounds.map((r) => r.trial?.rate), [40, 20, 10, 5, 2.5]);
       const cfg = { lower: 0, upper: 40, tolerance: 0.5, maxRounds: 4 };

@@ -44,6 +44,8 @@ describe('runner on the simulated engine: every status', () => {
         helpDir,
         // Statuses only: no repeats of the finalists (test/runner/verdicts.test.ts covers them).
         repeats: 0,
+        // Every candidate launched (the grid): the adaptive strategy would skip some by prediction.
+        strategy: 'grid',
         onEvent: (e) => {
           if (e.type === 'server' && e.state === 'ready' && e.pid && existsSync(`/proc/${e.pid}/cmdline`)) {
             launched.push({ pid: e.pid, cmdline: readFileSync(`/proc/${e.pid}/cmdline`, 'utf8').split('\0').filter(Boolean) });

@@ -34,7 +34,7 @@ describe('trustworthy verdicts (simulated engine)', () => {
   test('a busy machine (the simulated engine held 500 ms every second): each trial is measured again, then invalid as host-bound, never a pass', { timeout: 120_000 }, async () => {
     const plan = planYaml({ frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096' }, dataset: 'num_prompts: 120\nscenario_names: [chat]\ninput_len: [256]\noutput_len: [64]', benchmark: 'request_rates: [2]' });
     // 120 prompts at 2 req/s: 60 modelled seconds, 3 s of wall time at the tests' speed 20, so every attempt sees holds.
-    const { result } = await runOnSim(plan, { outDir: out(), simExtraOptions: '--sim-host-stall 500', skipSmoke: true, repeats: 0 });
+    const { result } = await runOnSim(plan, { outDir: out(), simExtraOptions: '--sim-host-stall 500', skipSmoke: true, repeats: 0, strategy: 'grid' });
     const [r] = measured(result.rows as unknown as Row[]) as Array<Row & { validity?: { environmental?: boolean; remeasured?: string[] } }>;
     assert.equal(r?.status, 'failed');
     assert.notEqual(r?.sla?.passed, true);
@@ -61,7 +61,7 @@ describe('trustworthy verdicts (simulated engine)', () => {
       frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096', tensorrt_llm: 'backend_policy: fixed_pytorch\nbase_server_flags:\n  backend: pytorch\n  max_seq_len: 4096' },
       benchmark: 'framework_set: [vllm, tensorrt_llm]\nrequest_rates: [2, 4, inf]',
     });
-    const { result } = await runOnSim(plan, { outDir: out(), skipSmoke: true, repeats: 0 });
+    const { result } = await runOnSim(plan, { outDir: out(), skipSmoke: true, repeats: 0, strategy: 'grid' });
     const rows = measured(result.rows as unknown as Row[]);
     const by = (fw: string) => rows.filter((r) => r.framework === fw);
     assert.equal(by('vllm').length, 3);
@@ -82,7 +82,7 @@ describe('trustworthy verdicts (simulated engine)', () => {
       benchmark: 'request_rates: null\nqps: {lower: 0.5, upper: 64, tolerance: 2, max_rounds: 6}',
       sla: 'max_p50_ttft_ms: 2000\nmax_p50_tpot_ms: 100',
     });
-    const { result } = await runOnSim(plan, { outDir: out(), skipSmoke: true, repeats: 1 });
+    const { result } = await runOnSim(plan, { outDir: out(), skipSmoke: true, repeats: 1, strategy: 'grid' });
     const manifest = JSON.parse(readFileSync(path.join(result.outDir, 'manifest.json'), 'utf8')) as { frameworks: { vllm: { brackets: Record<string, { best: number | null; lowestFail: number | null; closed: boolean; note: string }> } }; gpu_seconds: { by_purpose: { repeat: number; search: number } } };
     const brackets = Object.values(manifest.frameworks.vllm.brackets);
     assert.equal(brackets.length, 2);

@@ -9,26 +9,32 @@ describe('plan read once', () => {
   const dirs: string[] = [];
   after(() => dirs.forEach(cleanup));
 
-  test('a whole sim run (preflight with help capture and smoke, a trial, the report) parses its plan text once', async () => {
-    const text = planYaml({ frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096\nsearch_space:\n  max_num_seqs: [8]' }, search: 'max_candidates_per_framework: 2' });
-    const texts: string[] = [];
-    const dir = tempDir();
-    dirs.push(dir);
-    const { result } = await runOnSim(text, {
-      outDir: `${dir}/run`,
-      planReader: (t) => {
-        texts.push(t);
-        return parseYaml(t);
-      },
+  for (const strategy of ['grid', 'adaptive'] as const) {
+    test(`a whole sim run (${strategy}: preflight with help capture and smoke, a trial, the report) parses its plan text once`, async () => {
+      const text = planYaml({ frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096\nsearch_space:\n  max_num_seqs: [8]' }, search: 'max_candidates_per_framework: 2' });
+      const texts: string[] = [];
+      const dir = tempDir();
+      dirs.push(dir);
+      const { result } = await runOnSim(text, {
+        outDir: `${dir}/run`,
+        strategy,
+        planReader: (t) => {
+          texts.push(t);
+          return parseYaml(t);
+        },
+      });
+      assert.equal(result.status, 'completed');
+      assert.deepEqual(texts, [text]);
+      // The run did everything that used to re-read the plan: a help capture it re-checked against, rows, the report.
+      const manifest = JSON.parse(readFileSync(`${dir}/run/manifest.json`, 'utf8')) as { frameworks: { vllm: { help: { checked_against?: string } } } };
+      assert.ok(manifest.frameworks.vllm.help.checked_against, 'flags were re-checked against the captured --help');
+      // The grid measures both candidates; adaptive at least the one predicted best (it may skip the other by prediction).
+      const fixed = result.rows.filter((r) => r.status === 'ok' && (r.trial as { mode?: string } | undefined)?.mode === 'fixed').length;
+      if (strategy === 'grid') assert.equal(fixed, 2);
+      else assert.ok(fixed >= 1, `${fixed} measured rows`);
+      assert.ok(result.rows.some((r) => (r.trial as { mode?: string } | undefined)?.mode === 'repeat'), 'the finalists were repeated (and read the plan in memory too)');
+      assert.ok(result.summary && existsSync(result.summary.markdown));
+      assert.match(readFileSync(result.summary.markdown, 'utf8'), /Qwen\/Qwen3-8B/);
     });
-    assert.equal(result.status, 'completed');
-    assert.deepEqual(texts, [text]);
-    // The run did everything that used to re-read the plan: a help capture it re-checked against, rows, the report.
-    const manifest = JSON.parse(readFileSync(`${dir}/run/manifest.json`, 'utf8')) as { frameworks: { vllm: { help: { checked_against?: string } } } };
-    assert.ok(manifest.frameworks.vllm.help.checked_against, 'flags were re-checked against the captured --help');
-    assert.equal(result.rows.filter((r) => r.status === 'ok' && (r.trial as { mode?: string } | undefined)?.mode === 'fixed').length, 2);
-    assert.ok(result.rows.some((r) => (r.trial as { mode?: string } | undefined)?.mode === 'repeat'), 'the finalists were repeated (and read the plan in memory too)');
-    assert.ok(result.summary && existsSync(result.summary.markdown));
-    assert.match(readFileSync(result.summary.markdown, 'utf8'), /Qwen\/Qwen3-8B/);
-  });
+  }
 });
