@@ -1,4 +1,4 @@
-// Bundles the entry points (extension and its run worker, language server, CLI, simulator, summary panel) with esbuild into dist/.
+// Bundles the entry points (extension and its run worker, language server, CLI, the on-host load client, simulator, summary panel) with esbuild into dist/.
 import { build } from 'esbuild';
 import { chmodSync } from 'node:fs';
 
@@ -31,6 +31,8 @@ await Promise.all([
   }),
   // `autobench predict` predicts files in worker threads running this bundle (beside dist/cli.js).
   build({ ...common, entryPoints: ['src/cli/predict-worker.ts'], outfile: 'dist/predict-worker.js' }),
+  // The load client the runner copies to an ssh host and runs next to the server: one file, Node >= 20 built-ins only.
+  build({ ...common, entryPoints: ['src/client/host-main.ts'], outfile: 'dist/client-node.js', sourcemap: false, minify: true }),
   // The simulated framework CLIs (bin/sim/*) run this small bundle rather than the whole CLI.
   build({ ...common, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js' }),
   // The summary panel (webview and `report --html`): browser IIFE; its CSS lands beside it.

@@ -1,4 +1,4 @@
-// Installs the system packages the tests need (sshd for the ssh suites, Chromium for the webview and VS Code suites, the docker CLI for the container argv check) with Debian's apt when they are missing; as root it installs them, otherwise it says the one command to run.
+// Installs the system packages the tests need (sshd for the ssh suites, Chromium for the webview and VS Code suites, the docker CLI for the container argv check, Slurm with slurmdbd and MariaDB for the slurm suites) with Debian's apt when they are missing; as root it installs them, otherwise it says the one command to run.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -9,6 +9,14 @@ const NEEDS = [
   { what: 'sshd (ssh suites)', present: () => existsSync('/usr/sbin/sshd') && onPath('ssh'), packages: ['openssh-server', 'openssh-client'] },
   { what: 'Chromium (webview and VS Code suites)', present: () => existsSync(process.env.AUTOBENCH_CHROMIUM ?? '/usr/bin/chromium'), packages: ['chromium'] },
   { what: 'the docker CLI (container argv check)', present: () => onPath('docker'), packages: ['docker.io'] },
+  // tools/slurm-host/setup.sh runs them (it installs nothing); slurmdbd and MariaDB are what make `sacct` work.
+  {
+    what: 'Slurm with munge and accounting (slurm suites)',
+    present: () =>
+      ['/usr/sbin/slurmctld', '/usr/sbin/slurmd', '/usr/sbin/munged', '/usr/sbin/slurmdbd', '/usr/sbin/mariadbd'].every((p) => existsSync(p)) &&
+      ['sbatch', 'sacct', 'mariadb-install-db', 'mariadb-admin'].every(onPath),
+    packages: ['slurm-wlm', 'munge', 'slurmdbd', 'mariadb-server'],
+  },
 ];
 
 const missing = NEEDS.filter((n) => !n.present());

@@ -52,7 +52,22 @@ function checkTarget(target: string): void {
     if (/^[A-Za-z0-9_.@%:[\]-]+$/.test(host) && !host.startsWith('-')) return;
     throw new UsageError(`--target ${target}: '${host}' is not a host name; give ssh:HOST with a host from ~/.ssh/config (e.g. ssh:gpu-box-1)`);
   }
-  throw new UsageError(`--target must be sim, local or ssh:HOST, got '${target}'`);
+  if (target === 'slurm') return;
+  if (target.startsWith('slurm:')) {
+    const part = target.slice(6);
+    if (/^[A-Za-z0-9_.-]+$/.test(part) && !part.startsWith('-')) return;
+    throw new UsageError(`--target ${target}: '${part}' is not a partition name; give slurm:PARTITION with a partition sinfo lists (e.g. slurm:gpu)`);
+  }
+  throw new UsageError(`--target must be sim, local, ssh:HOST or slurm[:PARTITION], got '${target}'`);
+}
+
+/** --max-parallel and --sim-on-nodes belong to the slurm target. */
+function slurmOptions(values: RunValues, target: string): Pick<RunOptions, 'maxParallel' | 'simOnNodes'> {
+  const slurm = target === 'slurm' || target.startsWith('slurm:');
+  const maxParallel = wholeNumber('max-parallel', values['max-parallel'], 1);
+  if (!slurm && maxParallel !== undefined) throw new UsageError(`--max-parallel runs candidates in parallel jobs on a Slurm cluster; give --target slurm[:PARTITION] with it (got --target ${target})`);
+  if (!slurm && values['sim-on-nodes']) throw new UsageError(`--sim-on-nodes puts the simulated engine on Slurm nodes; give --target slurm[:PARTITION] with it (on one machine: --target sim)`);
+  return { ...(maxParallel !== undefined ? { maxParallel } : {}), ...(values['sim-on-nodes'] ? { simOnNodes: true } : {}) };
 }
 
 /** A path option that must name something that exists (--tokenizer, --help-dir). */
@@ -106,6 +121,8 @@ export const RUN_OPTIONS = {
   gpus: { type: 'string' },
   'health-timeout': { type: 'string' },
   quiet: { type: 'boolean' },
+  'max-parallel': { type: 'string' },
+  'sim-on-nodes': { type: 'boolean' },
 } as const;
 
 /** The parsed option values of `autobench run`. */
@@ -162,6 +179,7 @@ export function optionsFrom(values: RunValues, planPath: string): Omit<RunOption
     ...(values.tokenizer ? { tokenizer: values.tokenizer } : {}),
     ...(gpus ? { gpus } : {}),
     ...(health ? { healthTimeoutS: health } : {}),
+    ...slurmOptions(values, target),
     renderHtml: reportPage,
   };
 }

@@ -1,4 +1,4 @@
-// `autobench run PLAN`: the whole search on a target (sim, local, ssh:HOST), with progress on a TTY, a final summary table and the report's paths.
+// `autobench run PLAN`: the whole search on a target (sim, local, ssh:HOST, slurm[:PARTITION]), with progress on a TTY, a final summary table and the report's paths.
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DEFAULT_SEARCH_STRATEGY } from '../core/plan/strategy';
@@ -11,13 +11,14 @@ import { Progress, printSummary } from './run-progress';
 import { RUN_OPTIONS, joinSimOpts, optionsFrom, type RunValues } from './run-args';
 import type { CliIO } from './validate';
 
-export const RUN_HELP = `usage: autobench run PLAN [--target sim|local|ssh:HOST] [--frameworks A,B]
+export const RUN_HELP = `usage: autobench run PLAN [--target sim|local|ssh:HOST|slurm[:PARTITION]] [--frameworks A,B]
                      [--tier 1|2|3] [--strategy grid|adaptive] [--force FW:ID]... [--calibration FILE]
                      [--out DIR] [--resume] [--sim-speed K]
                      [--sim-seed N] [--sim-opts "--sim-..."] [--sim-perturb N]
                      [--repeats N] [--finalists N]
                      [--accept-new-host-key] [--help-dir DIR] [--tokenizer PATH]
                      [--gpus 0,1,...] [--health-timeout S] [--quiet]
+                     [--max-parallel N] [--sim-on-nodes]
 
 Runs a plan or cookbook config: per framework a preflight (the target's --help
 and version captured into DIR/help, every candidate's flags checked against
@@ -27,8 +28,14 @@ under the SLA, and torn down. Rows are appended to DIR/rows.jsonl as trials
 finish; the report is DIR/summary.md, summary.csv, summary.html and summary.json (the verdicts).
 
 options:
-  --target T            sim (the built-in SIMULATED engine, default), local, or
-                        ssh:HOST (a host from ~/.ssh/config)
+  --target T            sim (the built-in SIMULATED engine, default), local,
+                        ssh:HOST (a host from ~/.ssh/config), or slurm[:PARTITION]
+                        (each candidate a batch job with its own GPUs; the
+                        plan's slurm: block sets account, qos, time limit, ...)
+  --max-parallel N      slurm: candidates measured at once, each in its own job
+                        (default 4)
+  --sim-on-nodes        slurm: the jobs run the built-in SIMULATED engine's
+                        framework CLIs (no GPU is used; rows say simulated)
   --frameworks A,B      run only these; the others are recorded as user-excluded
   --tier N              1 baseline only, 2 the bounded candidate list (default,
                         or the plan's search.tier), 3 every search combination

@@ -205,6 +205,12 @@ export class ContainerExecutor implements Executor {
     return this.inner.copyBack(remotePath, localPath);
   }
 
+  async copyTo(localPath: string, remotePath: string): Promise<void> {
+    // Paths on the host, as copyBack's: files reach a container through a mounted volume.
+    if (!this.inner.copyTo) throw new Error(`${this.inner.target} cannot take files`);
+    await this.inner.copyTo(localPath, remotePath);
+  }
+
   onConnectionLost(listener: (err: ConnectionLostError) => void): () => void {
     return this.inner.onConnectionLost(listener);
   }

@@ -1,8 +1,8 @@
 // The 'local' target: child processes of ours, each leading a process group of its own so teardown reaches every descendant.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { cp } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { copyFile, cp, mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { childEnv, resolveSecrets } from './env';
 import { LogSink, makeRedactor } from './log-sink';
 import { groupAlive, terminateGroup } from './process-group';
@@ -158,6 +158,19 @@ export class LocalExecutor implements Executor {
   async copyBack(remotePath: string, localPath: string): Promise<void> {
     if (resolve(remotePath) === resolve(localPath)) return;
     await cp(remotePath, localPath, { recursive: true, force: true });
+  }
+
+  async copyTo(localPath: string, remotePath: string): Promise<void> {
+    if (resolve(remotePath) === resolve(localPath)) return;
+    await mkdir(dirname(remotePath), { recursive: true });
+    const part = `${remotePath}.autobench-part`;
+    try {
+      await copyFile(localPath, part);
+      await rename(part, remotePath);
+    } catch (e) {
+      await rm(part, { force: true });
+      throw e;
+    }
   }
 
   onConnectionLost(_listener: (err: ConnectionLostError) => void): () => void {

@@ -1,4 +1,4 @@
-// The POSIX shell scripts sent to a remote host: launch in a new session with the pgid reported, kill a group, stream a file or folder back.
+// The POSIX shell scripts sent to a remote host: launch in a new session with the pgid reported, kill a group, stream a file or folder back, take a file in.
 //
 // Why this shape: sshd runs every exec request through the user's login shell and often drops
 // `env` requests, so everything travels in one `sh -c '<script>'` command whose every variable
@@ -77,6 +77,25 @@ export function copyOutScript(path: string): string {
     `if [ -d ${p} ]; then printf 'D\\n'; exec tar -C ${p} -cf - .`,
     `elif [ -f ${p} ] && [ -r ${p} ]; then printf 'F\\n'; exec cat -- ${p}`,
     `else echo "autobench: cannot read ${path.replace(/[^A-Za-z0-9_@%+=:,./ -]/g, '?')}" >&2; exit 2; fi`,
+  ].join('\n');
+}
+
+/**
+ * Takes a file of `size` bytes on stdin: written beside its destination (same folder, so the rename is atomic),
+ * renamed over it only when all of it arrived (a dropped connection ends stdin early, and cat exits 0 then);
+ * the partial file is removed on any failure. Prints nothing on success.
+ */
+export function copyInScript(path: string, size: number): string {
+  if (!path.startsWith('/')) throw new Error(`copyTo needs an absolute path on the target, not ${JSON.stringify(path)}`);
+  if (!Number.isInteger(size) || size < 0) throw new Error(`bad file size ${size}`);
+  const p = shlexQuote(path);
+  const part = shlexQuote(`${path}.autobench-part`);
+  const dir = shlexQuote(path.slice(0, path.lastIndexOf('/')) || '/');
+  return [
+    `mkdir -p -- ${dir} || exit 2`,
+    `cat > ${part} || { rm -f -- ${part}; exit 2; }`,
+    `n=$(($(wc -c < ${part}))) && [ "$n" -eq ${size} ] || { echo "autobench: received $n of ${size} bytes" >&2; rm -f -- ${part}; exit 3; }`,
+    `mv -f -- ${part} ${p} || { rm -f -- ${part}; exit 2; }`,
   ].join('\n');
 }
 

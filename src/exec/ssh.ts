@@ -1,4 +1,4 @@
-// The 'ssh:<host>' target over ssh2: one verified connection (through ProxyJump hops), exec channels without a PTY, setsid'd servers killed by process group, local port forwards.
+// The 'ssh:<host>' target over ssh2: one verified connection (through ProxyJump hops), exec channels without a PTY, setsid'd servers killed by process group, local port forwards, files both ways.
 //
 // - One connection, few channels: every run/start/stop/copy is one exec session, bounded by
 //   SessionGate below sshd's MaxSessions; forwarded TCP connections are direct-tcpip channels,
@@ -10,17 +10,17 @@
 //   settles every running server's `exited` with a ConnectionLostError, and the next call
 //   reconnects; stop() of a server whose connection was lost reconnects to kill its group.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import type { Client, ClientChannel } from 'ssh2';
 import { resolveSecrets } from './env';
 import { LogSink, makeRedactor } from './log-sink';
 import { OutputBuffer } from './local';
-import { PGID_MARKER, copyOutScript, killGroupScript, launchScript, secretsStdin, shCommand } from './remote-script';
+import { PGID_MARKER, copyInScript, copyOutScript, killGroupScript, launchScript, secretsStdin, shCommand } from './remote-script';
 import { SessionGate } from './session-gate';
 import { describeConnection, lastErrorOf, openSshConnection, resolveHops } from './ssh-connect';
 import type { SshConnectOptions, SshConnection } from './ssh-connect';
@@ -357,6 +357,21 @@ export class SshExecutor implements Executor {
     if (info.error) throw info.error;
     if (info.code !== 0 || !sinkDone) throw new Error(`${this.target}: copy of ${remotePath} failed: ${stderr.trim() || `exit ${info.code}`}`);
     await sinkDone;
+  }
+
+  /** The file goes down an exec channel's stdin (`cat` on the host, over the verified connection); its size is checked there before the rename. */
+  async copyTo(localPath: string, remotePath: string): Promise<void> {
+    const size = statSync(localPath).size;
+    const { channel, conn } = await this.openExec(shCommand(copyInScript(remotePath, size)), false);
+    const exit = channelExit(channel, conn);
+    let stderr = '';
+    channel.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    channel.resume();
+    // A failed write (the channel closed early) shows in the exit status below; the pipeline's own error adds nothing.
+    await pipeline(createReadStream(localPath), channel).catch(() => channel.close());
+    const info = await exit;
+    if (info.error) throw info.error;
+    if (info.code !== 0) throw new Error(`${this.target}: copy to ${remotePath} failed: ${stderr.trim() || `exit ${info.code ?? info.signal}`}`);
   }
 
   async close(): Promise<void> {

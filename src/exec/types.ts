@@ -1,4 +1,4 @@
-// The Executor contract the runner drives: short commands, long-running servers in their own process group, port forwards and artifact copies, the same on every target.
+// The Executor contract the runner drives: short commands, long-running servers in their own process group, port forwards and file copies both ways, the same on every target.
 //
 // One Executor per target ('local', 'ssh:<host>', a container wrapper over either). The runner:
 //   - probes with run(argv) — `--help` texts, versions, nvidia-smi — and gets code/stdout/stderr;
@@ -9,8 +9,8 @@
 //   - reaches the server through forward(port): identity for local targets, an ssh local forward
 //     for ssh targets, so the load client always talks to 127.0.0.1:<localPort>;
 //   - tears down with stop({ graceMs }): TERM to the whole group, KILL after the grace period;
-//   - copies remote artifacts back with copyBack, and close()s the executor (stopping any server
-//     it still runs).
+//   - copies remote artifacts back with copyBack, files onto the target with copyTo (the load client's
+//     bundle and trial specs), and close()s the executor (stopping any server it still runs).
 // Secrets are passed by name only (secretEnv): their values come from the executor's secret source
 // (the local process environment by default) and never appear in an argv, a command line or a log.
 
@@ -98,6 +98,12 @@ export interface Executor {
   forward(remotePort: number, opts?: ForwardOptions): Promise<PortForward>;
   /** A file or a directory on the target into a local path (a directory's contents go under it). */
   copyBack(remotePath: string, localPath: string): Promise<void>;
+  /**
+   * A local file onto the target at remotePath (an absolute path; missing folders are made). The file appears
+   * whole or not at all (written beside it, then renamed). Optional: a target without it cannot take files,
+   * and callers fall back (the runner then measures through forward()).
+   */
+  copyTo?(localPath: string, remotePath: string): Promise<void>;
   /** Called when the transport to the target breaks; returns an unsubscribe function. */
   onConnectionLost(listener: (err: ConnectionLostError) => void): () => void;
   /** Stops every server still running, then releases the transport. */

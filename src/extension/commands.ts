@@ -73,7 +73,7 @@ export function commandTable(d: CommandDeps): Record<CommandId, CommandHandler> 
     [COMMAND_IDS.runCandidate]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'candidate' }, optionsOf(opts)),
     [COMMAND_IDS.runAll]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'all' }, optionsOf(opts)),
     [COMMAND_IDS.cancelRun]: () => d.runs.cancel(),
-    [COMMAND_IDS.selectTarget]: () => selectTarget(),
+    [COMMAND_IDS.selectTarget]: () => selectTarget(d.ctx.log),
     [COMMAND_IDS.setHfToken]: () => setHfToken(d.ctx.extension.secrets),
     [COMMAND_IDS.captureHelp]: (uri, opts) => captureHelp(d.ctx, uri, optionsOf(opts)),
   };

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { processEnvSecrets, type HostKeyPrompt, type SecretSource } from '../runner';
 import { readSettings } from './settings';
+import { slurmRunOptions } from './settings-model';
 
 export const HF_TOKEN_KEY = 'autobench.hfToken';
 
@@ -45,6 +46,11 @@ export function workspaceDir(uri: vscode.Uri): string {
 
 export function targetOf(opts: RunCommandOptions): string {
   return opts.target ?? readSettings().run.target;
+}
+
+/** On a `slurm[:PARTITION]` target the slurm settings (candidates at once, simulated engine on the nodes); nothing on other targets. */
+export function slurmOptionsOf(target: string): { maxParallel?: number; simOnNodes?: boolean } {
+  return slurmRunOptions(target, readSettings().slurm);
 }
 
 /** The configured help folder, resolved against the workspace; undefined when none is set. */

@@ -1,22 +1,38 @@
-// "Select Run Target" and "Set Hugging Face Token": where the Run lenses start servers, and the token they may pass them.
+// "Select Run Target" and "Set Hugging Face Token": where the Run lenses start servers (sim, local, ssh hosts, Slurm partitions), and the token they may pass them.
 import * as vscode from 'vscode';
 import { sshConfigHosts } from '../runner';
 import { HF_TOKEN_KEY } from './run-inputs';
 import { SETTINGS } from './settings-model';
 import { readSettings, writeRunTarget } from './settings';
+import { slurmTargets } from './slurm-targets';
 
-/** Picks sim, local or an ssh host (from the hosts setting and ~/.ssh/config) and stores it as the workspace's run target. */
-export async function selectTarget(): Promise<string | undefined> {
-  const { hosts, target: current } = readSettings().run;
-  const items = [
+/** The open editor's text when it is YAML (its `slurm:` block may name a partition), else undefined. */
+function openPlanText(): string | undefined {
+  const doc = vscode.window.activeTextEditor?.document;
+  return doc?.languageId === 'yaml' ? doc.getText() : undefined;
+}
+
+/** sim, local, the ssh hosts (from the hosts setting and ~/.ssh/config) and this host's Slurm partitions, the current one marked. */
+async function targetItems(log: vscode.LogOutputChannel, current: string): Promise<vscode.QuickPickItem[]> {
+  const { hosts } = readSettings().run;
+  const slurm = await slurmTargets(openPlanText());
+  if (slurm.note) log.info(`Select Run Target: no Slurm partitions (${slurm.note})`);
+  const items: vscode.QuickPickItem[] = [
     { label: 'sim', description: 'the simulated engine (no GPU; numbers are simulated)' },
     { label: 'local', description: 'this machine' },
     ...hosts.map((h) => ({ label: `ssh:${h}`, description: `over ssh (autobench.${SETTINGS.hosts.key})` })),
     ...sshConfigHosts()
       .filter((h) => !hosts.includes(h))
       .map((h) => ({ label: `ssh:${h}`, description: 'over ssh (~/.ssh/config)' })),
-  ].map((i) => (i.label === current ? { ...i, detail: 'current target' } : i));
-  const picked = await vscode.window.showQuickPick(items, { title: 'Autobench target', placeHolder: `Where runs start servers (now: ${current})` });
+    ...(slurm.items.length ? [{ label: 'Slurm (one batch job per candidate)', kind: vscode.QuickPickItemKind.Separator }, ...slurm.items] : []),
+  ];
+  return items.map((i) => (i.label === current ? { ...i, detail: 'current target' } : i));
+}
+
+/** Picks a target and stores it as the workspace's run target; the list fills in once sinfo answered (a few seconds at most). */
+export async function selectTarget(log: vscode.LogOutputChannel): Promise<string | undefined> {
+  const current = readSettings().run.target;
+  const picked = await vscode.window.showQuickPick(targetItems(log, current), { title: 'Autobench target', placeHolder: `Where runs start servers (now: ${current})` });
   if (!picked) return undefined;
   await writeRunTarget(picked.label);
   return picked.label;

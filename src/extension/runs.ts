@@ -8,7 +8,7 @@ import { PlanError, type RunEvent, type RunResult } from '../runner';
 import { PLAN_REQUEST, type PlanResult } from '../shared/protocol';
 import type { AutobenchContext } from './context';
 import { LivePanel } from './live-panel';
-import { askHostKey, helpDirOf, simBinDir, storedSecrets, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
+import { askHostKey, helpDirOf, simBinDir, slurmOptionsOf, storedSecrets, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
 import { runPlanInWorker, type WorkerRunRequest } from './run-worker-client';
 import type { SummaryPanels } from './summary-panel';
 
@@ -93,6 +93,8 @@ export class Runs {
     try {
       const helpDir = helpDirOf(ws);
       const simBin = simBinDir(this.ctx.extension.extensionPath);
+      const slurm = slurmOptionsOf(target);
+      const simulated = target === 'sim' || slurm.simOnNodes === true;
       const request: WorkerRunRequest = {
         options: {
           planText: readFileSync(uri.fsPath, 'utf8'),
@@ -105,6 +107,7 @@ export class Runs {
           ...(helpDir ? { settingHelpDir: helpDir } : {}),
           ...(simBin ? { simBinDir: simBin } : {}),
           ...(opts.simSpeed ? { simSpeed: opts.simSpeed } : {}),
+          ...slurm,
           secretEnv: ['HF_TOKEN'],
         },
         // Read here (SecretStorage is the extension's); the worker gets the values over IPC only.
@@ -113,10 +116,10 @@ export class Runs {
         renderHtml: true,
       };
       const worker = { file: path.join(this.ctx.extension.extensionPath, 'dist', 'run-worker.js') };
-      live.setHeader(`${framework} · ${what} on ${target}${target === 'sim' ? ' (SIMULATED engine: no real performance numbers)' : ''} → ${outDir}`);
+      live.setHeader(`${framework} · ${what} on ${target}${slurm.maxParallel ? ` (up to ${slurm.maxParallel} jobs at once)` : ''}${simulated ? ' (SIMULATED engine: no real performance numbers)' : ''} → ${outDir}`);
       this.ctx.log.info(`run ${framework} ${what} on ${target} -> ${outDir}`);
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Autobench ${framework} ${what}${target === 'sim' ? ' (simulated)' : ''}`, cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: `Autobench ${framework} ${what}${simulated ? ' (simulated)' : ''}`, cancellable: true },
         async (progress, token) => {
           token.onCancellationRequested(() => ac.abort());
           let planned = 0;
@@ -162,6 +165,8 @@ export class Runs {
         return e.state === 'waiting' ? `${e.framework} ${e.candidateId}: waiting for the server` : undefined;
       case 'trial-start':
         return `${e.framework} ${e.candidateId} · ${e.scenario} @ ${e.rate === 'inf' ? 'max rate' : `${e.rate.toFixed(2)} req/s`} (trial ${e.index}/${e.of})`;
+      case 'job':
+        return `${e.framework} ${e.candidateId}: Slurm job ${e.jobId} ${e.state}${e.state === 'PENDING' && e.reason ? ` (${e.reason})` : e.node ? ` on ${e.node}` : ''}`;
       case 'run-end':
         return `done: ${e.status}`;
       default:

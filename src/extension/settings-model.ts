@@ -27,6 +27,8 @@ export interface SettingSpec<T> {
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isPositiveInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;
 
 export const SETTINGS = {
   helpDir: { key: 'snapshots.helpDir', alias: 'helpDir', defaultValue: DEFAULT_SETTINGS.helpDir, is: isString } satisfies SettingSpec<string>,
@@ -34,6 +36,8 @@ export const SETTINGS = {
   debounceMs: { key: 'diagnostics.debounceMs', defaultValue: DEFAULT_SETTINGS.debounceMs, is: isNumber } satisfies SettingSpec<number>,
   target: { key: 'run.target', alias: 'target', defaultValue: 'sim', is: isString } satisfies SettingSpec<string>,
   hosts: { key: 'run.hosts', alias: 'hosts', defaultValue: [] as string[], is: isStringArray } satisfies SettingSpec<string[]>,
+  slurmMaxParallel: { key: 'slurm.maxParallel', defaultValue: 4, is: isPositiveInt } satisfies SettingSpec<number>,
+  slurmSimOnNodes: { key: 'slurm.simOnNodes', defaultValue: false, is: isBoolean } satisfies SettingSpec<boolean>,
 } as const;
 
 /** The settings as the extension uses them, grouped by area like their names. */
@@ -42,6 +46,8 @@ export interface AutobenchSettings {
   configs: { include: string[] };
   diagnostics: { debounceMs: number };
   run: { target: string; hosts: string[] };
+  /** Read only when the target is `slurm[:PARTITION]`: candidates measured at once, and whether the jobs run the simulated engine. */
+  slurm: { maxParallel: number; simOnNodes: boolean };
 }
 
 /**
@@ -75,7 +81,14 @@ export function resolveSettings(inspect: InspectFn): AutobenchSettings {
     configs: { include: resolveSetting(SETTINGS.include, inspect) },
     diagnostics: { debounceMs: resolveSetting(SETTINGS.debounceMs, inspect) },
     run: { target: resolveSetting(SETTINGS.target, inspect), hosts: resolveSetting(SETTINGS.hosts, inspect) },
+    slurm: { maxParallel: resolveSetting(SETTINGS.slurmMaxParallel, inspect), simOnNodes: resolveSetting(SETTINGS.slurmSimOnNodes, inspect) },
   };
+}
+
+/** The RunOptions a `slurm[:PARTITION]` target takes from the slurm settings; nothing on other targets (the runner's defaults hold). */
+export function slurmRunOptions(target: string, s: AutobenchSettings['slurm']): { maxParallel?: number; simOnNodes?: boolean } {
+  if (target !== 'slurm' && !target.startsWith('slurm:')) return {};
+  return { maxParallel: s.maxParallel, ...(s.simOnNodes ? { simOnNodes: true } : {}) };
 }
 
 /** What the language server is pushed (src/shared/protocol.ts): it reads no settings itself. */

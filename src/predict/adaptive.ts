@@ -36,6 +36,8 @@ export interface AdaptiveOptions {
   /** Simulator options of the predictions (never a perturbation: the predictor does not know the GPU). */
   sim?: Partial<SimOptions>;
   measure(e: AdaptiveEntry, hints: ReadonlyMap<string, number>): Promise<Measurement | 'cancelled'>;
+  /** Candidates measured at once (default 1: each choice sees every earlier measurement). */
+  parallel?: number;
   /** Told after each fit: the candidate, its fit, and its framework's model. */
   onCalibrated?(e: AdaptiveEntry, fit: CandidateFit | undefined, model: FrameworkModel): void;
 }
@@ -94,12 +96,22 @@ export async function runAdaptive(o: AdaptiveOptions): Promise<AdaptiveResult> {
     race.predict(e.key, p);
   }
   const measured: string[] = [];
-  for (let key = race.next(); key !== undefined; key = race.next()) {
-    const e = o.entries.find((x) => x.key === key) as AdaptiveEntry;
-    const m = await o.measure(e, hintsOf(race.prediction(key)));
-    if (m === 'cancelled') return { measured, skipped: [], models: cal.models, predictions: predictionsOf(race, o.entries), initial, cancelled: true };
-    race.record(key, m.outcome);
-    measured.push(key);
+  // Up to `parallel` candidates measured at once (one: each choice sees every earlier measurement).
+  const inFlight = new Map<string, Promise<{ e: AdaptiveEntry; m: Measurement | 'cancelled' }>>();
+  for (;;) {
+    for (let key = race.next(new Set(inFlight.keys())); key !== undefined && inFlight.size < (o.parallel ?? 1); key = race.next(new Set(inFlight.keys()))) {
+      const e = o.entries.find((x) => x.key === key) as AdaptiveEntry;
+      inFlight.set(key, o.measure(e, hintsOf(race.prediction(key))).then((m) => ({ e, m })));
+    }
+    if (inFlight.size === 0) break;
+    const { e, m } = await Promise.race(inFlight.values());
+    inFlight.delete(e.key);
+    if (m === 'cancelled') {
+      await Promise.allSettled(inFlight.values());
+      return { measured, skipped: [], models: cal.models, predictions: predictionsOf(race, o.entries), initial, cancelled: true };
+    }
+    race.record(e.key, m.outcome);
+    measured.push(e.key);
     if (m.outcome !== 'failed') recalibrate(o, cal, race, e, m.observations, predictOpts);
   }
   const skipped = o.entries.filter((e) => !race.isMeasured(e.key)).map((entry) => ({ entry, reason: race.hopeless(entry.key) ?? 'not measured' }));

@@ -113,11 +113,11 @@ export class Race {
   }
 
   /** The next candidate to measure (forced ones first, then the most promising), or undefined when none can still win. */
-  next(): string | undefined {
+  next(busy?: ReadonlySet<string>): string | undefined {
     let best: string | undefined;
     let score = -Infinity;
     for (const key of this.keys) {
-      if (this.outcomes.has(key) || this.hopeless(key) !== undefined) continue;
+      if (this.outcomes.has(key) || busy?.has(key) || this.hopeless(key) !== undefined) continue;
       const s = this.promise(key);
       if (best === undefined || s > score) {
         best = key;

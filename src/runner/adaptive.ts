@@ -32,7 +32,7 @@ async function prepare(ctx: RunContext, run: readonly PlanFramework[]): Promise<
     ctx.emit({ type: 'framework-start', framework: f.framework, candidates: f.candidates.length });
     await preflight(ctx, f);
     const first = f.candidates.find((c) => !c.skip && !ctx.ledger.candidateDone(f.framework, c));
-    smokes.set(f.framework, first && !ctx.opts.skipSmoke && !ctx.aborted ? await smoke(ctx, f, first) : undefined);
+    smokes.set(f.framework, first && !ctx.opts.skipSmoke && !ctx.aborted ? await ctx.slots.run(() => smoke(ctx, f, first)) : undefined);
     for (const c of f.candidates) if (c.skip) await candidateTurn(ctx, f, c, new EarlyStop(), undefined);
   }
   return smokes;
@@ -51,14 +51,14 @@ export async function runAdaptiveStrategy(ctx: RunContext, record: SearchStrateg
   const measure = async (e: AdaptiveEntry, hints: ReadonlyMap<string, number>): Promise<Measurement | 'cancelled'> => {
     const f = run.find((x) => x.framework === e.framework) as PlanFramework;
     for (const [sc, h] of hints) ctx.searchHints.set(searchHintKey(e.framework, e.cand.id, sc), h);
-    const said = await candidateTurn(ctx, f, e.cand, stops.get(e.framework) as EarlyStop, smokes.get(e.framework));
+    const said = await ctx.slots.run(() => candidateTurn(ctx, f, e.cand, stops.get(e.framework) as EarlyStop, smokes.get(e.framework)));
     if (said === 'cancelled' || ctx.aborted) return 'cancelled';
     const rows = ctx.ledger.rowsOf(e.framework).filter((r) => String(r.candidate_id) === e.cand.id);
     const measured = rows.some((r) => r.status === 'ok');
     return { outcome: measured ? standingsOf(ctx.plan, rows) : 'failed', observations: observationsOf(ctx.plan, rows) };
   };
   ctx.log('info', `adaptive: predicting ${entries.length} candidate(s) with the engine model${[...prior.values()].some((p) => p.length) ? ` (calibrated by ${storePath})` : ''}`);
-  const result = await runAdaptive({ plan: ctx.plan, entries, forced: entries.filter((e) => isForced(ctx.opts.force, e.framework, e.cand.id)).map((e) => e.key), prior, measure, onCalibrated: (e, fit) => fit && ctx.log('info', `adaptive: ${e.key} measured; model error ${pctOf(fit.errorBefore)} -> ${pctOf(fit.errorAfter)} after fitting (prefill x${fit.factors.prefill.toFixed(2)}, decode x${fit.factors.decode.toFixed(2)})`) });
+  const result = await runAdaptive({ plan: ctx.plan, parallel: ctx.slots.size, entries, forced: entries.filter((e) => isForced(ctx.opts.force, e.framework, e.cand.id)).map((e) => e.key), prior, measure, onCalibrated: (e, fit) => fit && ctx.log('info', `adaptive: ${e.key} measured; model error ${pctOf(fit.errorBefore)} -> ${pctOf(fit.errorAfter)} after fitting (prefill x${fit.factors.prefill.toFixed(2)}, decode x${fit.factors.decode.toFixed(2)})`) });
   writeAdaptivePredictions(ctx, result.initial, result.predictions);
   if (result.cancelled) return;
   recordSkips(ctx, run, result);
@@ -91,7 +91,8 @@ function recordSkips(ctx: RunContext, run: readonly PlanFramework[], result: Ada
 async function repeatLeaders(ctx: RunContext, run: readonly PlanFramework[]): Promise<void> {
   const all = standingsOf(ctx.plan, run.flatMap((f) => ctx.ledger.rowsOf(f.framework)));
   const floor = new Map(ctx.plan.scenarios.map((sc) => [sc.name, all.get(sc.name)?.lo ?? 0]));
-  for (const f of run) if (!ctx.aborted) await repeatFinalists(ctx, f, floor);
+  if (ctx.slots.size > 1) await Promise.all(run.map((f) => repeatFinalists(ctx, f, floor)));
+  else for (const f of run) if (!ctx.aborted) await repeatFinalists(ctx, f, floor);
 }
 
 /** The manifest's search_strategy: what was measured and skipped, what the grid would have cost, the model's error before and after. */

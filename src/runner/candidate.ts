@@ -10,11 +10,13 @@ import { backendFor } from './client-trial';
 import type { GpuPurpose, RunContext } from './context';
 import { recordNotRun } from './not-run';
 import { smokeTest } from './preflight';
+import { candidateGpus } from '../core/candidates/gpus';
 import { failureOf, launchServer, stopServer, type LaunchResult, type LiveServer } from './server';
+import type { PlaceRefused, Placement, RunTarget } from './target-types';
 import { runScenario } from './trial';
 
-/** Servers up now: when their launch began and what they are for (their GPU time is charged when they stop). */
-const held = new WeakMap<LiveServer, { t0: number; purpose: GpuPurpose; key: string }>();
+/** Servers up now: when their launch began, what they are for (their GPU time is charged when they stop) and the place they hold. */
+const held = new WeakMap<LiveServer, { t0: number; purpose: GpuPurpose; key: string; placement: Placement | undefined }>();
 
 /** A candidate that did not come up (or failed its smoke): status, reason and its server log. */
 export interface LaunchFailure {
@@ -28,10 +30,24 @@ export function serverLogFile(ctx: RunContext, f: PlanFramework, label: string):
   return ctx.dir.path('servers', safeName(`${f.framework}-${label}`), 'server.log');
 }
 
-export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate, logFile: string, purpose: GpuPurpose = 'search'): Promise<LaunchResult> {
+/** The GPUs a launch asks a scheduler for: the plan's hardware.gpu_count, else the candidate's parallel sizes. */
+export function launchGpus(ctx: RunContext, cand: Candidate): number {
+  return ctx.plan.hardware.gpuCount ?? candidateGpus(cand);
+}
+
+/** Where this launch runs: the run's target, or a place of its own (a Slurm job) that is released when the server stops. */
+async function placeOf(ctx: RunContext, f: PlanFramework, cand: Candidate, purpose: GpuPurpose): Promise<{ target: RunTarget; placement?: Placement } | PlaceRefused> {
+  if (!ctx.target.place) return { target: ctx.target };
+  const placed = await ctx.target.place({ framework: f.framework, candidateId: cand.id, purpose, gpus: launchGpus(ctx, cand) }, ctx.signal);
+  return 'refused' in placed ? placed : { target: placed.target, placement: placed };
+}
+
+export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate, logFile: string, purpose: GpuPurpose = 'search'): Promise<LaunchResult | { ok: false; status: 'skipped'; reason: string }> {
   const ref = { framework: f.framework, candidateId: cand.id };
+  const place = await placeOf(ctx, f, cand, purpose);
+  if ('refused' in place) return place.refused === 'skipped' ? { ok: false, status: 'skipped', reason: `not run: ${place.reason}` } : { ok: false, status: place.refused, reason: place.reason };
   const t0 = performance.now();
-  const r = await launchServer(ctx.target, {
+  const r = await launchServer(place.target, {
     framework: f.framework,
     argv: cand.argv,
     flags: candidateFlagsJson(cand),
@@ -48,8 +64,15 @@ export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate,
   });
   if (!r.ok && r.status !== 'cancelled' && r.pid) ctx.track(undefined, r.pid, false);
   if (!r.ok && r.status === 'cancelled') ctx.manifest.live_servers = [];
-  if (r.ok) held.set(r.server, { t0, purpose, key: `${f.framework} ${cand.id}` });
-  else ctx.chargeGpu(purpose, `${f.framework} ${cand.id}`, (performance.now() - t0) / 1000);
+  if (r.ok) {
+    r.server.host = place.target.host;
+    if (place.placement) r.server.executor = place.target.executor;
+    if (place.placement?.jobId) r.server.slurmJob = place.placement.jobId;
+    held.set(r.server, { t0, purpose, key: `${f.framework} ${cand.id}`, placement: place.placement });
+  } else {
+    ctx.chargeGpu(purpose, `${f.framework} ${cand.id}`, (performance.now() - t0) / 1000);
+    await place.placement?.release();
+  }
   return r;
 }
 
@@ -59,6 +82,7 @@ export async function stop(ctx: RunContext, f: PlanFramework, cand: Candidate, s
   const h = held.get(server);
   held.delete(server);
   if (h) ctx.chargeGpu(h.purpose, h.key, (performance.now() - h.t0) / 1000);
+  await h?.placement?.release();
   ctx.track(undefined, server.proc.pid, false);
   ctx.emit({ type: 'server', framework: f.framework, candidateId: cand.id, state: 'stopped', pid: server.proc.pid });
 }
@@ -95,7 +119,7 @@ export async function runCandidate(ctx: RunContext, f: PlanFramework, cand: Cand
   const launched = await launch(ctx, f, cand, logFile);
   if (!launched.ok) {
     if (launched.status === 'cancelled') return 'cancelled';
-    ctx.emit({ type: 'server', framework: fw, candidateId: cand.id, state: 'failed', ...(launched.pid ? { pid: launched.pid } : {}), detail: launched.reason });
+    ctx.emit({ type: 'server', framework: fw, candidateId: cand.id, state: 'failed', ...('pid' in launched && launched.pid ? { pid: launched.pid } : {}), detail: launched.reason });
     return { cand, status: launched.status, reason: launched.reason, log: ctx.dir.rel(logFile) };
   }
   const server = launched.server;

@@ -1,5 +1,5 @@
 // The load client against a live server for one trial: the client settings, the `autobench bench` line that reproduces them, and the outcome (done, crash, lost connection, timeout, cancel).
-import { runBenchmark, type Backend, type BenchProgress, type BenchResult } from '../client';
+import { runBenchmark, type Backend, type BenchProgress, type BenchResult, type HostBenchOptions } from '../client';
 import { shlexJoin } from '../core/candidates/shell';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { Workload, WorkloadRow } from '../core/workload/types';
@@ -44,6 +44,24 @@ export function benchmarkCommand(s: TrialSettings, baseUrl: string, datasetKind:
   return shlexJoin(argv);
 }
 
+/** The client's options for a trial, wherever it runs (in this process, or on the host: host-client.ts). */
+export function trialBenchOptions(baseUrl: string, model: string | undefined, s: TrialSettings): HostBenchOptions {
+  return {
+    backend: s.backend,
+    baseUrl,
+    ...(model ? { model } : {}),
+    requestRate: s.wallRate,
+    ...(s.concurrency !== null ? { maxConcurrency: s.concurrency } : {}),
+    warmupRequests: s.warmupRequests,
+    ...(s.warmupRow ? { warmupRow: s.warmupRow } : {}),
+    seed: s.seed,
+    flushCache: true,
+    extraRequestBody: s.extraBody,
+    readyCheckTimeoutS: 10,
+    progressIntervalMs: 500,
+  };
+}
+
 export async function runTrial(
   server: LiveServer,
   workload: Workload,
@@ -71,20 +89,7 @@ export async function runTrial(
   try {
     result = await runBenchmark(
       workload,
-      {
-        backend: s.backend,
-        baseUrl: server.baseUrl,
-        ...(server.model ? { model: server.model } : {}),
-        requestRate: s.wallRate,
-        ...(s.concurrency !== null ? { maxConcurrency: s.concurrency } : {}),
-        warmupRequests: s.warmupRequests,
-        ...(s.warmupRow ? { warmupRow: s.warmupRow } : {}),
-        seed: s.seed,
-        flushCache: true,
-        extraRequestBody: s.extraBody,
-        readyCheckTimeoutS: 10,
-        progressIntervalMs: 500,
-      },
+      trialBenchOptions(server.baseUrl, server.model, s),
       {
         signal: ac.signal,
         onEvent: (e) => {

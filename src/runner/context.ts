@@ -6,6 +6,7 @@ import type { RunDir } from './artifacts';
 import type { Ledger } from './ledger';
 import type { FrameworkState, LiveRecord, Manifest } from './run-manifest';
 import type { RowContext } from './row-builder';
+import { Slots } from './slots';
 import type { RunTarget } from './target';
 import type { RunEvent, RunOptions } from './types';
 import type { Workloads } from './workloads';
@@ -35,6 +36,8 @@ export class RunContext {
   readonly trialNeeds = new Map<string, { e2eS: number; minCompleted: number }>();
   /** The adaptive strategy's predicted knee per framework × candidate × scenario (trial.ts searchHintKey): where its rate search starts. */
   readonly searchHints = new Map<string, number>();
+  /** Launches at once: the target's maxParallel (1 but on slurm). */
+  readonly slots: Slots;
   private cancelled = false;
   readonly healthTimeoutMs: number;
   readonly trialTimeoutMs: number;
@@ -50,6 +53,7 @@ export class RunContext {
     readonly emit: (e: RunEvent) => void,
     readonly signal: AbortSignal | undefined,
   ) {
+    this.slots = new Slots(target.maxParallel);
     const sim = opts.target === 'sim';
     this.healthTimeoutMs = (opts.healthTimeoutS ?? (sim ? 60 : 900)) * 1000;
     this.trialTimeoutMs = (opts.trialTimeoutS ?? (sim ? 300 : 3600)) * 1000;

@@ -67,7 +67,8 @@ export async function candidateTurn(ctx: RunContext, f: PlanFramework, cand: Can
     if (outcome !== 'ok') recordNotRun(ctx, f, cand, outcome.status, outcome.reason, 'launch', outcome.log);
     setOutcome(outcome === 'ok' ? 'measured' : outcome.status);
     ctx.emit({ type: 'candidate-end', framework: fw, candidateId: cand.id, status: outcome === 'ok' ? 'done' : outcome.status, ...(outcome === 'ok' ? {} : { reason: outcome.reason }) });
-    said = stop.note(outcome === 'ok' ? 'ok' : 'failed');
+    // A candidate the scheduler could not place (more GPUs than a node has) says nothing about the framework starting.
+    said = stop.note(outcome === 'ok' ? 'ok' : outcome.status === 'skipped' ? 'skip' : 'failed');
   }
   if (said) ctx.log('warn', `${fw}: ${said}`);
   ctx.saveManifest();
@@ -100,4 +101,32 @@ export async function runFramework(ctx: RunContext, f: PlanFramework): Promise<v
   ctx.fwState(fw).outcome = outcome;
   ctx.saveManifest();
   ctx.emit({ type: 'framework-end', framework: fw, outcome, ...(stop.reason ? { reason: stop.reason } : {}) });
+}
+
+/**
+ * The grid with several launches at once (slurm's --max-parallel): every framework's preflight and smoke first, then
+ * every candidate of every framework through the run's slots, then each framework's repeats (finalists in parallel).
+ */
+export async function runGridParallel(ctx: RunContext): Promise<void> {
+  for (const f of ctx.plan.frameworks) if (f.status !== 'run') notRunFramework(ctx, f);
+  const run = ctx.plan.frameworks.filter((f) => f.status === 'run');
+  const smokes = new Map<PlanFramework, LaunchFailure | undefined>();
+  for (const f of run) {
+    if (ctx.aborted) break;
+    ctx.emit({ type: 'framework-start', framework: f.framework, candidates: f.candidates.length });
+    await preflight(ctx, f);
+    const first = f.candidates.find((c) => !c.skip && !ctx.ledger.candidateDone(f.framework, c));
+    smokes.set(f, first && !ctx.opts.skipSmoke && !ctx.aborted ? await ctx.slots.run(() => smoke(ctx, f, first)) : undefined);
+  }
+  const stops = new Map(run.map((f) => [f, new EarlyStop()]));
+  const turns = run.flatMap((f) => f.candidates.map((cand) => ({ f, cand })));
+  await Promise.all(turns.map(({ f, cand }) => ctx.slots.run(async () => (ctx.aborted ? undefined : candidateTurn(ctx, f, cand, stops.get(f) as EarlyStop, smokes.get(f))))));
+  await Promise.all(run.map((f) => repeatFinalists(ctx, f)));
+  for (const f of run) {
+    const stop = stops.get(f) as EarlyStop;
+    const outcome = ctx.aborted ? 'cancelled' : stop.reason ? 'stopped-early' : 'done';
+    ctx.fwState(f.framework).outcome = outcome;
+    ctx.emit({ type: 'framework-end', framework: f.framework, outcome, ...(stop.reason ? { reason: stop.reason } : {}) });
+  }
+  ctx.saveManifest();
 }

@@ -100,6 +100,12 @@ export async function repeatFinalists(ctx: RunContext, f: PlanFramework, floor?:
   if (chosen.size === 0) return;
   ctx.log('info', `${f.framework}: re-measuring ${[...chosen.keys()].map((c) => c.id).join(', ')} ${n} time(s), each on a fresh server`);
   for (let round = 1; round <= n; round++) {
+    if (ctx.slots.size > 1) {
+      // Several launches at once (slurm): a round's finalists in parallel, each holding one of the run's slots.
+      const done = await Promise.all([...chosen].map(([cand, points]) => ctx.slots.run(() => repeatOnce(ctx, f, cand, points, round))));
+      if (done.includes(false)) return;
+      continue;
+    }
     for (const [cand, points] of chosen) if (!(await repeatOnce(ctx, f, cand, points, round))) return;
   }
 }

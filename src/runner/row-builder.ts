@@ -1,15 +1,15 @@
 // Result rows the runner writes: measured trials (metrics in modelled time on the simulator) and rows that explain a candidate that did not run.
+import type { ClientPlacement } from './client-placement';
 import type { Transport } from './server';
 import type { Pace, Validity } from './trial-checks';
 import type { LatencyStats } from '../client';
 import type { BenchMetrics } from '../client';
 import type { FrameworkKey } from '../core/frameworks/types';
-import { frameworkSpec } from '../core/frameworks';
+import { candidateGpus } from '../core/candidates/gpus';
 import { candidateFlagsJson, type Candidate } from '../core/candidates/candidate';
 import type { Scenario } from '../core/config/model';
 import type { RunPlan } from '../core/plan/types';
 import { fromPlainJson, type PyObject } from '../core/py/json';
-import { pyNumber } from '../core/py/value';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import { evaluateSla, type SlaVerdict } from '../core/results/sla';
 import { rowSlaBlock, type SlaReading } from '../core/sla/limits';
@@ -26,6 +26,8 @@ export interface RowContext {
   visibleDevices: string | null;
   /** What nvidia-smi saw on the target (the first requested GPU), when it ran. */
   gpuSeen?: { name: string; memoryMiB: number; driver: string };
+  /** The Slurm job the row's server ran in. */
+  slurmJob?: string;
 }
 
 export interface TrialInfo {
@@ -36,6 +38,12 @@ export interface TrialInfo {
   round: number;
   /** For candidate rows: launch (failed to come up), skip (policy), crash (died during an earlier trial). */
   phase?: 'launch' | 'skip' | 'crash';
+}
+
+/** The row context of a server that runs somewhere of its own (a Slurm job's node): its host and its job go into its rows. */
+export function placedRowContext(ctx: RowContext, server: { host?: string; slurmJob?: string }): RowContext {
+  if (server.host === undefined && server.slurmJob === undefined) return ctx;
+  return { ...ctx, ...(server.host !== undefined ? { host: server.host } : {}), ...(server.slurmJob !== undefined ? { slurmJob: server.slurmJob } : {}) };
 }
 
 /** How a simulated row names its GPU: the modelled profile, never a real device. */
@@ -52,17 +60,8 @@ function rowTrial(t: TrialInfo): RowTrial {
 
 function gpuCount(ctx: RowContext, cand: Candidate | undefined): number | null {
   if (ctx.plan.hardware.gpuCount !== undefined) return ctx.plan.hardware.gpuCount;
-  if (!cand) return null;
   // No hardware.gpu_count: what the candidate's parallel sizes ask for.
-  const keys = frameworkSpec(cand.framework).parallelKeys;
-  const size = (names: string[]) => {
-    for (const n of names) {
-      const v = pyNumber(cand.flags.get(n));
-      if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
-    }
-    return 1;
-  };
-  return size(keys.tp) * size(keys.pp);
+  return cand ? candidateGpus(cand) : null;
 }
 
 function baseRow(ctx: RowContext, fw: FrameworkKey, cand: Candidate | undefined, scenario: Scenario, trial: TrialInfo, status: RowStatus): ResultRow {
@@ -82,6 +81,7 @@ function baseRow(ctx: RowContext, fw: FrameworkKey, cand: Candidate | undefined,
       gpu_count: gpuCount(ctx, cand),
       visible_devices: ctx.visibleDevices,
       host: ctx.host,
+      ...(ctx.slurmJob ? { slurm_job_id: ctx.slurmJob } : {}),
     },
     workload: {
       scenario: scenario.name,
@@ -189,8 +189,10 @@ export interface MeasuredRowInput {
   numPrompts?: number;
   /** The server announced itself as the simulated engine (on any target). */
   simulatedServer: boolean;
-  /** ssh targets: the port forward's measured overhead. */
+  /** ssh targets: the port forward's measured overhead (idle, at launch), when the client went through it. */
   transport?: Transport;
+  /** Where the load client ran (on the host, through the forward, here), into the row's `client` block. */
+  clientPlacement?: ClientPlacement;
   /** Offered vs kept request rates (modelled units): the SLA judge fails a rate the server did not keep. */
   pace?: Pace;
   /** The validity gates' verdict (an invalid trial's status is failed). */
@@ -223,6 +225,7 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   row.artifacts = i.artifacts;
   row.validated_cli_flags = { server: i.cand.usedKeys };
   if (i.transport) Object.assign(row, { transport: i.transport });
+  if (i.clientPlacement) row.client = { ...row.client, ...i.clientPlacement };
   const verdict = judge(row, ctx.plan.sla);
   row.sla = { ...rowSlaBlock(ctx.plan.sla?.limits ?? {}), passed: verdict.passed, reasons: verdict.reasons };
   return { row, verdict };

@@ -8,7 +8,7 @@ import type { SearchStrategyRecord } from '../core/plan/strategy';
 import type { Bracket } from './rate-search';
 import { safeName } from './artifacts';
 import type { GpuCheck } from './preflight';
-import { LAUNCH_ENV, type RunTarget } from './target';
+import { LAUNCH_ENV, type RunTarget, type SlurmJobRecord } from './target';
 import { SATURATION_TOLERANCE } from '../core/sla/limits';
 import type { RunOptions, RunStatus, Tier } from './types';
 
@@ -52,6 +52,8 @@ export interface Manifest {
   search_strategy?: SearchStrategyRecord;
   /** Servers running right now (process groups on the target); a killed runner leaves them here for --resume to clean up. */
   live_servers: LiveRecord[];
+  /** slurm: the partition, how many jobs at once, and every job of the run (earlier attempts' too, on resume). */
+  slurm?: { partition: string; max_parallel: number; jobs: SlurmJobRecord[] };
 }
 
 /** A server process group on the target, recorded while it runs. */
@@ -123,6 +125,7 @@ export function initialManifest(i: ManifestInput): Manifest {
     frameworks: frameworkStates(p),
     resumes: [...(prior?.resumes ?? [])],
     live_servers: [],
+    ...(target.kind === 'slurm' ? { slurm: { partition: target.partition ?? '', max_parallel: target.maxParallel, jobs: [...(prior?.slurm?.jobs ?? [])] } } : {}),
   };
 }
 

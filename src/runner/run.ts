@@ -7,7 +7,7 @@ import { assertRunnable, PlanError, type RunPlan } from '../core/plan/types';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import { RunDir } from './artifacts';
 import { RunContext, WARMUP_FIRST_TRIAL, WARMUP_LATER } from './context';
-import { runFramework } from './framework';
+import { runFramework, runGridParallel } from './framework';
 import { runAdaptiveStrategy } from './adaptive';
 import { writeGridPredictions } from './predictions';
 import { resolveStrategy, type SearchStrategyRecord } from '../core/plan/strategy';
@@ -65,7 +65,7 @@ export async function runPlan(opts: RunOptions, hooks: RunHooks = {}): Promise<R
     movedAside = stale.length;
     for (const r of keep) ledger.add(r);
   }
-  const target = await openTarget(opts, secrets, plan.hardware.gpuModel);
+  const target = await openTarget(opts, secrets, plan.hardware.gpuModel, plan.slurm);
   const ctx = new RunContext(opts, plan, dir, ledger, target, secretNames, emit, hooks.signal);
   ctx.movedAside = movedAside;
   return execute(ctx, prior);
@@ -83,8 +83,10 @@ async function start(ctx: RunContext, prior: Manifest | undefined): Promise<void
   const { plan, target } = ctx;
   ctx.manifest = initialManifest({ opts: ctx.opts, plan, target, clientVersion, warmup: { first_trial: WARMUP_FIRST_TRIAL, later: WARMUP_LATER }, prior });
   ctx.rowCtx = { runId: ctx.manifest.run_id, plan, simulated: target.simulated, sim: target.sim ? { speed: target.sim.speed, seed: target.sim.seed, gpu: target.sim.gpu } : undefined, host: target.host, clientVersion, versions: {}, visibleDevices: null };
+  watchJobs(ctx);
   if (prior) {
     for (const line of await reapLeftovers(prior.live_servers ?? [], ctx.opts.target, ctx.graceMs)) ctx.log('warn', line);
+    for (const line of await ctx.target.cancelLeftoverJobs?.(prior.slurm?.jobs ?? []) ?? []) ctx.log('warn', line);
     ctx.manifest.resumes.push({ at: new Date().toISOString(), finished_trials: ctx.ledger.size, moved_aside: ctx.movedAside });
     if (ctx.movedAside) ctx.log('warn', `${ctx.movedAside} row(s) of a changed plan were moved aside to rows.stale.jsonl and will be measured again`);
     if (prior.plan.sha256 !== ctx.manifest.plan.sha256) ctx.log('warn', 'the plan changed since this run started; trials it defines differently are measured again');
@@ -99,6 +101,19 @@ async function start(ctx: RunContext, prior: Manifest | undefined): Promise<void
   for (const w of plan.warnings) ctx.log('warn', `plan: ${w}`);
 }
 
+/** Every change of a Slurm job of this run goes into the manifest (saved) and out as an event (the live panel). */
+function watchJobs(ctx: RunContext): void {
+  ctx.target.observeJobs?.((job) => {
+    const list = ctx.manifest.slurm?.jobs;
+    if (!list) return;
+    const i = list.findIndex((j) => j.job_id === job.job_id);
+    if (i >= 0) list[i] = { ...job };
+    else list.push({ ...job });
+    ctx.saveManifest();
+    ctx.emit({ type: 'job', framework: job.framework, candidateId: job.candidate, jobId: job.job_id, state: job.state, purpose: job.purpose, ...(job.node ? { node: job.node } : {}), ...(job.reason ? { reason: job.reason } : {}) });
+  });
+}
+
 function requestedGpus(ctx: RunContext): number[] {
   if (ctx.opts.gpus?.length) return [...ctx.opts.gpus];
   const env = (ctx.opts.baseEnv ?? process.env).CUDA_VISIBLE_DEVICES;
@@ -107,8 +122,8 @@ function requestedGpus(ctx: RunContext): number[] {
 }
 
 async function gpuPreflight(ctx: RunContext): Promise<GpuCheck | undefined> {
-  if (ctx.target.simulated) {
-    ctx.manifest.gpu = { status: 'skipped', detail: 'simulated target: no GPU is used' };
+  if (ctx.target.simulated || ctx.target.kind === 'slurm') {
+    ctx.manifest.gpu = { status: 'skipped', detail: ctx.target.simulated ? 'simulated target: no GPU is used' : 'slurm: each job is given its GPUs by the scheduler (GRES), no other job shares them' };
     return undefined;
   }
   const requested = requestedGpus(ctx);
@@ -135,7 +150,11 @@ async function runAll(ctx: RunContext, prior: Manifest | undefined): Promise<{ s
     ctx.manifest.search_strategy = record;
     ctx.log('info', `search strategy: ${strategy.name} (${strategy.source === 'option' ? '--strategy' : strategy.source === 'plan' ? 'the plan' : 'the default'})`);
     if (strategy.name === 'adaptive') await runAdaptiveStrategy(ctx, record);
-    else {
+    else if (ctx.slots.size > 1) {
+      await runGridParallel(ctx);
+      writeGridPredictions(ctx);
+      record.measured = measuredKeys(ctx);
+    } else {
       for (const f of ctx.plan.frameworks) {
         if (ctx.aborted) break;
         await runFramework(ctx, f);

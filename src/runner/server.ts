@@ -1,6 +1,6 @@
 // One candidate server's life: launch the exact command, wait for GET /v1/models with a timeout, classify a failure from its log, tear down.
 import type { FrameworkKey } from '../core/frameworks/types';
-import type { ExitInfo, PortForward, ServerProcess } from '../exec';
+import type { Executor, ExitInfo, PortForward, ServerProcess } from '../exec';
 import { classifyFailure, type FailureStatus } from './classify';
 import type { RunTarget } from './target';
 
@@ -17,6 +17,12 @@ export interface LiveServer {
   simulated: boolean;
   /** On ssh targets: what the port forward adds to each request (recorded in every row of this server). */
   transport?: Transport;
+  /** Where it runs when that is not the run's target host (a Slurm job's node): its rows' hardware.host. */
+  host?: string;
+  /** The Slurm job it runs in: its rows record the job. */
+  slurmJob?: string;
+  /** Where it runs when that is not the run's target (a Slurm job): its trials' client runs there too. */
+  executor?: Executor;
 }
 
 export interface Transport {

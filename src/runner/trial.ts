@@ -6,12 +6,13 @@ import type { PlanFramework } from '../core/plan/types';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import type { SlaVerdict } from '../core/results/sla';
 import { safeName, trialKey } from './artifacts';
-import { backendFor, benchmarkCommand, rawResult, runTrial, type TrialOutcome, type TrialSettings } from './client-trial';
+import { backendFor, benchmarkCommand, rawResult, type TrialOutcome, type TrialSettings } from './client-trial';
+import { runPlacedTrial, type PlacedOutcome } from './client-placement';
 import { WARMUP_FIRST_TRIAL, WARMUP_LATER, type RunContext } from './context';
 import { MAX_LENGTHEN, steadyRequests } from '../core/plan/bench';
 import { searchAround, searchBeyond } from '../predict/race';
 import { bracketOf, describeSearch, newSearch, nextRate, recordRound, type RateSearchConfig, type RateSearchEnd } from './rate-search';
-import { judge, measuredRow, metricsBlock } from './row-builder';
+import { judge, measuredRow, metricsBlock, placedRowContext } from './row-builder';
 import { inversionOf, logNotesSince, logSize, paceOf, validityOf, type RoundPoint, type Validity } from './trial-checks';
 import { failureOf, type LiveServer } from './server';
 import type { TrialRef } from './types';
@@ -214,9 +215,9 @@ export async function warmUpAt(ctx: RunContext, s: ScenarioRun, rate: number | '
   const wanted = rate === 'inf' ? numPrompts : Math.max(numPrompts, Math.ceil(rate * FRESH_WARMUP_S));
   const workload = ctx.workloads.for(s.sc, WARMUP_PROMPT_SET, Math.min(MAX_LENGTHEN, Math.ceil(wanted / numPrompts)));
   ctx.log('info', `${s.f.framework} ${s.cand.id}: warming the fresh server up with ${workload.rows.length} requests at ${rate} req/s (not recorded)`);
-  const outcome = await runTrial(s.server, workload, settingsOf(ctx, s, rate, concurrency, WARMUP_FIRST_TRIAL), {
+  const outcome = await runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settingsOf(ctx, s, rate, concurrency, WARMUP_FIRST_TRIAL), {
     signal: ctx.signal,
-    onConnectionLost: (fn) => ctx.target.executor.onConnectionLost((e) => fn(e.message)),
+    onConnectionLost: (fn) => (s.server.executor ?? ctx.target.executor).onConnectionLost((e) => fn(e.message)),
     onProgress: () => undefined,
   });
   return outcome.kind === 'cancelled' ? 'cancelled' : 'ok';
@@ -228,7 +229,7 @@ export const MAX_REMEASURE = 2;
 const REMEASURE_SET_STRIDE = 200_000;
 
 interface Attempt {
-  outcome: Exclude<TrialOutcome, { kind: 'cancelled' }>;
+  outcome: Exclude<PlacedOutcome, { kind: 'cancelled' }>;
   workload: Workload;
   validity: Validity | undefined;
 }
@@ -241,9 +242,9 @@ async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settin
   let factor = startFactor(ctx, needsKey, settings.wallRate);
   let workload = ctx.workloads.for(s.sc, set, factor);
   const once = () =>
-    runTrial(s.server, workload, settings, {
+    runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settings, {
       signal: ctx.signal,
-      onConnectionLost: (fn) => ctx.target.executor.onConnectionLost((e) => fn(e.message)),
+      onConnectionLost: (fn) => (s.server.executor ?? ctx.target.executor).onConnectionLost((e) => fn(e.message)),
       onProgress: (p: BenchProgress) =>
         ctx.emit({ type: 'trial-progress', ...ref, total: p.total, completed: p.completed, failed: p.failed, inFlight: p.inFlight, elapsedS: p.elapsedS, requestsPerS: p.requestsPerS / speed, outputTokensPerS: p.outputTokensPerS / speed, ttftMsP50: t(p.ttftMsP50), tpotMsP50: t(p.tpotMsP50) }),
     });
@@ -314,13 +315,14 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     reason = `invalid measurement: ${validity.reasons.join('; ')}`;
   }
   const rawRel = rawPath(s, ref);
-  const cmd = benchmarkCommand(settings, s.server.baseUrl, b.datasetKind, s.sc.inputLen, s.sc.outputLen, workload.rows.length);
+  const placed = outcome.client;
+  const cmd = benchmarkCommand(settings, placed.base_url, b.datasetKind, s.sc.inputLen, s.sc.outputLen, workload.rows.length);
   if (result) {
     const note = ctx.target.simulated ? `SIMULATED engine at speed x${speed}: the times below are wall-clock; the row reports them in modelled time` : undefined;
-    ctx.dir.writeJson(rawRel, { note, trial: ref, status, reason, benchmark_command: cmd, result: rawResult(result) });
+    ctx.dir.writeJson(rawRel, { note, trial: ref, status, reason, benchmark_command: cmd, client_placement: placed, result: rawResult(result) });
   }
   const help = ctx.fwState(fw).help?.file;
-  const { row, verdict } = measuredRow(ctx.rowCtx, {
+  const { row, verdict } = measuredRow(placedRowContext(ctx.rowCtx, s.server), {
     fw,
     cand: s.cand,
     scenario: s.sc,
@@ -333,7 +335,9 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     backend: settings.backend,
     numPrompts: workload.rows.length,
     simulatedServer: s.server.simulated,
-    ...(s.server.transport ? { transport: s.server.transport } : {}),
+    // The idle forward's figures describe a measurement only when it went through the forward.
+    ...(s.server.transport && placed.placement === 'forward' ? { transport: s.server.transport } : {}),
+    clientPlacement: placed,
     ...(result ? { pace: paceOf(result.records, ref.rate !== 'inf', speed), cachePolicy: result.flushCache === 'ok' ? 'flushed' : 'fresh-prompts' } : {}),
     ...(validity ? { validity } : {}),
   });

@@ -21,7 +21,7 @@ export interface RunOptions {
   settingHelpDir?: string;
   /** Renders summary.html from the report (the webview's page); without it no HTML summary is written. */
   renderHtml?: (model: ReportModel) => string | undefined;
-  /** `sim`, `local` or `ssh:<host>`. */
+  /** `sim`, `local`, `ssh:<host>` or `slurm[:PARTITION]`. */
   target: string;
   /** The run directory (created; an existing run there needs `resume`). */
   outDir: string;
@@ -79,6 +79,10 @@ export interface RunOptions {
   skipSmoke?: boolean;
   /** Environment the local/sim target starts from (default process.env). */
   baseEnv?: NodeJS.ProcessEnv;
+  /** slurm: candidates measured at once, each in its own job (default 4; 1 on every other target). */
+  maxParallel?: number;
+  /** slurm: the jobs run the built-in simulated engine's framework CLIs (bin/sim first on PATH): no GPU used, every row simulated. */
+  simOnNodes?: boolean;
 }
 
 /** Identifies a candidate in events. */
@@ -110,6 +114,7 @@ export type RunEvent =
   | ({ type: 'trial-start'; index: number; of: number; numPrompts: number } & TrialRef)
   | ({ type: 'trial-progress'; total: number; completed: number; failed: number; inFlight: number; elapsedS: number; requestsPerS: number; outputTokensPerS: number; ttftMsP50: number | null; tpotMsP50: number | null } & TrialRef)
   | ({ type: 'trial-end'; status: RowStatus; slaPassed: boolean; reasons: string[]; requestThroughput: number | null; p50TtftMs: number | null; p50TpotMs: number | null; resumed: boolean } & TrialRef)
+  | ({ type: 'job'; jobId: string; state: string; node?: string; reason?: string; purpose: string } & CandidateRef)
   | { type: 'row'; row: ResultRow }
   | { type: 'log'; level: 'info' | 'warn'; message: string }
   | { type: 'run-end'; status: RunStatus; summary: RunSummaryFiles | null; counts: Partial<Record<RowStatus | 'sla_failing', number>> };

@@ -165,8 +165,12 @@ describe('autobench bench: arguments and output, checked before any request', ()
 
 describe('autobench run and report: checked before the work', () => {
   test('run: a bad --target, a missing --tokenizer and bad numbers are usage errors (exit 2)', async () => {
-    assertOneLine(await cli(['run', PLAN, '--target', 'gpu-box']), 2, /--target must be sim, local or ssh:HOST, got 'gpu-box'/);
+    assertOneLine(await cli(['run', PLAN, '--target', 'gpu-box']), 2, /--target must be sim, local, ssh:HOST or slurm\[:PARTITION\], got 'gpu-box'/);
     assertOneLine(await cli(['run', PLAN, '--target', 'ssh:-oProxyCommand=x']), 2, /is not a host name; give ssh:HOST/);
+    assertOneLine(await cli(['run', PLAN, '--target', 'slurm:-p']), 2, /'-p' is not a partition name; give slurm:PARTITION/);
+    assertOneLine(await cli(['run', PLAN, '--max-parallel', '2']), 2, /--max-parallel runs candidates in parallel jobs on a Slurm cluster; give --target slurm\[:PARTITION\] with it/);
+    assertOneLine(await cli(['run', PLAN, '--target', 'slurm', '--max-parallel', '0']), 2, /--max-parallel must be a whole number >= 1, got '0'/);
+    assertOneLine(await cli(['run', PLAN, '--sim-on-nodes']), 2, /--sim-on-nodes puts the simulated engine on Slurm nodes; give --target slurm/);
     assertOneLine(await cli(['run', PLAN, '--tokenizer', join(dir, 'none.json')]), 2, /--tokenizer .*none\.json: no such tokenizer\.json or model folder/);
     assertOneLine(await cli(['run', PLAN, '--repeats', '-1']), 2, /--repeats must be a whole number >= 0, got '-1'/);
     assertOneLine(await cli(['run', PLAN, '--sim-speed', 'fast']), 2, /--sim-speed must be a positive number, got 'fast'/);

@@ -124,4 +124,13 @@ describe('ContainerExecutor (stand-in engine)', () => {
     assert.deepEqual((await runEx.imageInfo()).digests, ['img@sha256:2222']);
     assert.match(runEx.describe(), /^local \(pid \d+\), docker run img:tag$/);
   });
+
+  test('copyTo() puts the file on the host (containers see it through a mounted volume), never through the engine', async () => {
+    const ex = new ContainerExecutor(inner, { engine: 'docker', engineBinary, mode: { kind: 'exec', container: 'ctr1' } });
+    const before = calls();
+    writeFileSync(join(dir, 'in.txt'), 'bundle');
+    await ex.copyTo(join(dir, 'in.txt'), join(dir, 'host', 'out.txt'));
+    assert.equal(readFileSync(join(dir, 'host', 'out.txt'), 'utf8'), 'bundle');
+    assert.equal(calls(), before, 'the engine CLI was not called');
+  });
 });

@@ -160,7 +160,7 @@ describe('LocalExecutor', () => {
     }
   });
 
-  test('start() of a missing binary rejects; forward() is the identity; copyBack copies', async () => {
+  test('start() of a missing binary rejects; forward() is the identity; copyBack and copyTo copy', async () => {
     const ex = new LocalExecutor();
     await assert.rejects(ex.start({ argv: ['/nonexistent/autobench-server'] }), /ENOENT/);
     const fwd = await ex.forward(8123);
@@ -174,6 +174,9 @@ describe('LocalExecutor', () => {
       await ex.copyBack(join(dir, 'out'), join(dir, 'copy'));
       assert.deepEqual(readdirSync(join(dir, 'copy')), ['b.json']);
       assert.equal(existsSync(join(dir, 'copy', 'b.json')), true);
+      await ex.copyTo(join(dir, 'a.json'), join(dir, 'to', 'deep', 'c.json'));
+      assert.equal(readFileSync(join(dir, 'to', 'deep', 'c.json'), 'utf8'), '{"x":1}');
+      assert.deepEqual(readdirSync(join(dir, 'to', 'deep')), ['c.json'], 'no part file left');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

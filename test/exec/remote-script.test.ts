@@ -1,12 +1,12 @@
-// The remote shell scripts, run by the local /bin/sh exactly as sshd's shell would run them: quoting, secrets via stdin, pgid, group kill, copy-out.
+// The remote shell scripts, run by the local /bin/sh exactly as sshd's shell would run them: quoting, secrets via stdin, pgid, group kill, copy-out, copy-in.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shlexSplit } from '../../src/core/candidates/shell';
-import { PGID_MARKER, copyOutScript, killGroupScript, launchScript, secretsStdin, shCommand } from '../../src/exec/remote-script';
+import { PGID_MARKER, copyInScript, copyOutScript, killGroupScript, launchScript, secretsStdin, shCommand } from '../../src/exec/remote-script';
 import { groupMembers } from '../../src/exec/process-group';
 
 const NASTY = [`it's`, '$(touch /tmp/pwned-autobench)', '`id`', 'a b\tc', '"q"', '\\', '*', '', 'ünï', '--flag=$HOME'];
@@ -122,6 +122,29 @@ describe('copyOutScript', () => {
       const m = await shell(shCommand(copyOutScript(join(dir, 'missing $(id)'))), '');
       assert.equal(m.code, 2);
       assert.match(m.stderr, /cannot read .*missing \?\?id\?/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('copyInScript', () => {
+  test('makes the folders, writes the bytes and renames; a short transfer leaves nothing; relative paths are refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'autobench-copyin-'));
+    try {
+      const dest = join(dir, "new $(id) folder", "it's.js");
+      const body = 'console.log(1)\n'.repeat(100);
+      const ok = await shell(shCommand(copyInScript(dest, Buffer.byteLength(body))), body);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.equal(readFileSync(dest, 'utf8'), body);
+      assert.deepEqual(readdirSync(join(dir, 'new $(id) folder')), ["it's.js"], 'no part file left');
+      // The connection dropped after some bytes: stdin ended early, so the old file stays and no part is left.
+      const cut = await shell(shCommand(copyInScript(dest, Buffer.byteLength(body) + 10)), 'partial');
+      assert.equal(cut.code, 3);
+      assert.match(cut.stderr, /received 7 of \d+ bytes/);
+      assert.equal(readFileSync(dest, 'utf8'), body);
+      assert.equal(existsSync(`${dest}.autobench-part`), false);
+      assert.throws(() => copyInScript('relative/path', 1), /absolute path/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

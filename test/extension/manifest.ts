@@ -7,6 +7,7 @@ export const REPO = resolve(__dirname, '..', '..');
 export interface SettingDecl {
   type?: string;
   default?: unknown;
+  pattern?: string;
   scope?: string;
   markdownDescription?: string;
   markdownDeprecationMessage?: string;

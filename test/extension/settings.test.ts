@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
-import { resolveSetting, resolveSettings, serverSettingsOf, SETTINGS, userValue, type InspectFn, type InspectLike } from '../../src/extension/settings-model';
+import { resolveSetting, resolveSettings, serverSettingsOf, SETTINGS, slurmRunOptions, userValue, type InspectFn, type InspectLike } from '../../src/extension/settings-model';
 import { extensionSources, manifest } from './manifest';
 
 /** An inspect() over a table of per-key records; undeclared keys give undefined as VS Code does. */
@@ -68,6 +68,31 @@ describe('the server is pushed what it was before', () => {
     const s = resolveSettings(inspector({ helpDir: { workspaceValue: 'help' }, 'diagnostics.debounceMs': { globalValue: 40 } }));
     assert.deepEqual(serverSettingsOf(s), { helpDir: 'help', include: DEFAULT_SETTINGS.include, debounceMs: 40 });
     assert.deepEqual(s.run, { target: 'sim', hosts: [] });
+  });
+});
+
+describe('the slurm settings reach a run only on a slurm target', () => {
+  test('defaults: 4 candidates at once, the real engines', () => {
+    assert.deepEqual(resolveSettings(inspector({})).slurm, { maxParallel: 4, simOnNodes: false });
+  });
+
+  test('set values are read; a count that is not a positive integer counts as not set', () => {
+    const s = resolveSettings(inspector({ 'slurm.maxParallel': { workspaceValue: 2 }, 'slurm.simOnNodes': { globalValue: true } }));
+    assert.deepEqual(s.slurm, { maxParallel: 2, simOnNodes: true });
+    for (const bad of [0, 1.5, -3, '8']) assert.equal(resolveSettings(inspector({ 'slurm.maxParallel': { workspaceValue: bad } })).slurm.maxParallel, 4, String(bad));
+  });
+
+  test('slurm and slurm:PARTITION get them as RunOptions; sim, local and ssh hosts get nothing', () => {
+    const slurm = { maxParallel: 2, simOnNodes: true };
+    assert.deepEqual(slurmRunOptions('slurm', slurm), { maxParallel: 2, simOnNodes: true });
+    assert.deepEqual(slurmRunOptions('slurm:gpu', { maxParallel: 4, simOnNodes: false }), { maxParallel: 4 });
+    for (const t of ['sim', 'local', 'ssh:slurm', 'slurmish']) assert.deepEqual(slurmRunOptions(t, slurm), {}, t);
+  });
+
+  test("the target setting's pattern accepts slurm targets", () => {
+    const pattern = new RegExp(manifest().contributes.configuration.properties['autobench.run.target']?.pattern ?? '');
+    for (const t of ['sim', 'local', 'ssh:gpu1', 'slurm', 'slurm:gpu']) assert.ok(pattern.test(t), t);
+    assert.ok(!pattern.test('slurm:'));
   });
 });
 

@@ -1,4 +1,4 @@
-// Test helpers for the runner: fresh bundles of the simulator (and the CLI), plan texts, in-process runs on the sim target, process checks.
+// Test helpers for the runner: fresh bundles of the simulator (the CLI, the on-host client), plan texts, in-process runs on the sim target, process checks.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -26,6 +26,21 @@ export function simBundle(): Promise<string> {
     return out;
   })();
   return simJs;
+}
+
+let clientJs: Promise<string> | undefined;
+
+/** dist/client-node.js (the on-host load client) built from the sources into a temp dir, as scripts/build.mjs builds it. */
+export function clientBundle(): Promise<string> {
+  clientJs ??= (async () => {
+    const { build } = await import('esbuild');
+    const dir = mkdtempSync(path.join(tmpdir(), 'autobench-runner-client-'));
+    bundleDirs.push(dir);
+    const out = path.join(dir, 'client-node.js');
+    await build({ entryPoints: [path.join(REPO, 'src/client/host-main.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: out, minify: true, logLevel: 'error' });
+    return out;
+  })();
+  return clientJs;
 }
 
 /** The CLI bundled into <tmp>/dist/cli.js with <tmp>/bin linked to the repo's bin (where the runner looks for bin/sim). */

@@ -11,6 +11,7 @@ import { readSlaLimits, withRunDefaults } from '../sla/limits';
 import { readBench } from './bench';
 import { planFrameworkEntry } from './frameworks';
 import { isObj, num, objAt, str, strOrNum, type Obj } from './read-json';
+import { readPlanSlurm } from './slurm';
 import { readSearchStrategy } from './strategy';
 import type { RunPlan, Substitution, Tier, VersionRecord } from './types';
 
@@ -98,6 +99,7 @@ export function readRunPlan(src: PlanSource, o: ReadPlanOptions = {}): RunPlan {
   const tierRaw = o.tier ?? num(search.tier) ?? 2;
   const tier: Tier = tierRaw === 1 || tierRaw === 3 ? tierRaw : 2;
   const searchStrategy = readSearchStrategy(search, problems);
+  const slurm = readPlanSlurm(root, problems);
   const choice = { tier, only: o.frameworks ? new Set(o.frameworks) : undefined, candidates: o.candidates ? new Set(o.candidates) : undefined, endpoint: bench.endpoint };
   const hw = objAt(root.hardware);
   const gpuCount = num(hw.gpu_count);
@@ -117,6 +119,7 @@ export function readRunPlan(src: PlanSource, o: ReadPlanOptions = {}): RunPlan {
     hardware: { ...(gpuCount !== undefined ? { gpuCount } : {}), ...(gpuModel ? { gpuModel } : {}) },
     budget: { tier, maxCandidates: check.model.maxCandidates, strategy: check.model.strategy },
     searchStrategy,
+    ...(slurm ? { slurm } : {}),
     versions: readVersions(root),
     target: { outputDir: str(search.output_dir) ?? str(benchObj.output_dir) ?? str(root.output_dir) ?? str(root.artifact_dir), resume: search.resume !== false },
     runId: strOrNum(root.run_id),

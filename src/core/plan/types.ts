@@ -1,4 +1,5 @@
 // The run plan: a checked config read once into what a run does — frameworks and their candidates, scenarios, workload, trials, SLA, snapshots, budget and target settings.
+import type { PlanSlurm } from './slurm';
 import type { Candidate } from '../candidates/candidate';
 import type { CandidateStrategy } from '../candidates/generate';
 import type { CheckResult } from '../config/check';
@@ -105,6 +106,8 @@ export interface RunPlan {
   budget: { tier: Tier; maxCandidates: number; strategy: CandidateStrategy };
   /** `search.strategy`: which candidates are measured (grid: all; adaptive: those that can still win). `--strategy` overrides it: resolveStrategy. */
   searchStrategy: PlanSearchStrategy;
+  /** The `slurm:` block: where `--target slurm` submits each candidate's job (core/plan/slurm.ts). */
+  slurm?: PlanSlurm;
   /** version_manifest, per key (frameworks, and any other tool the plan records). */
   versions: Record<string, VersionRecord>;
   target: { outputDir: string | undefined; resume: boolean };

@@ -62,7 +62,17 @@ export interface ResultRow {
   simulated?: boolean;
   run_id?: string;
   trial?: { rate?: number | 'inf' | null; concurrency?: number | null; round?: number };
-  client?: { name?: string; version?: string };
+  client?: {
+    name?: string;
+    version?: string;
+    /** Where it ran: on the server's host, here through the ssh port forward, or here beside a local server. */
+    placement?: 'host' | 'forward' | 'local';
+    base_url?: string;
+    node_version?: string;
+    fallback_reason?: string;
+    /** What the forward added under the trial's load (runner/forward-load.ts ForwardLoad). */
+    forward_overhead?: object;
+  };
 }
 
 type LatencyStat = 'mean' | 'median' | 'p50' | 'p90' | 'p95' | 'p99' | 'std';

@@ -1,4 +1,4 @@
-// SshExecutor against a real OpenSSH server on 127.0.0.1: commands, servers reached through the forward, group teardown, secrets, copy-back, a dropped connection.
+// SshExecutor against a real OpenSSH server on 127.0.0.1: commands, servers reached through the forward, group teardown, secrets, copy-back and copy-to, a dropped connection.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -195,6 +195,24 @@ http.createServer((q, s) => s.end('hello ' + (process.env.GREETING || '') + ' ' 
       await ex.copyBack(remote, join(local, 'all'));
       assert.equal(readFileSync(join(local, 'all', 'trials', 'r1.json'), 'utf8'), '{"ok":true}');
       await assert.rejects(ex.copyBack(join(remote, 'missing'), join(local, 'x')), /cannot read/);
+    } finally {
+      rmSync(local, { recursive: true, force: true });
+    }
+  });
+
+  test('copyTo(): a file arrives whole under new folders (a name the shell must not read), replacing an older one', async () => {
+    const local = mkdtempSync(join(tmpdir(), 'autobench-copyto-'));
+    try {
+      const body = Buffer.alloc(3 * 1024 * 1024 + 17, 7); // more than one channel window
+      writeFileSync(join(local, 'bundle.js'), body);
+      const dest = join(sshd.dir, "to $(id) host", "client's.js");
+      await ex.copyTo(join(local, 'bundle.js'), dest);
+      assert.ok(readFileSync(dest).equals(body));
+      writeFileSync(join(local, 'bundle.js'), 'newer');
+      await ex.copyTo(join(local, 'bundle.js'), dest);
+      assert.equal(readFileSync(dest, 'utf8'), 'newer');
+      assert.deepEqual(readdirSync(join(sshd.dir, 'to $(id) host')), ["client's.js"]);
+      await assert.rejects(ex.copyTo(join(local, 'bundle.js'), '/proc/autobench-not-writable/x.js'), /copy to \/proc\/autobench-not-writable\/x\.js failed/);
     } finally {
       rmSync(local, { recursive: true, force: true });
     }

@@ -35,7 +35,10 @@ export function manifestThenRows(manifestValue: string | undefined, rows: Readon
   return distinct([...(manifestValue ? [manifestValue] : []), ...rows.map((w) => strAt(w.row, path))]);
 }
 
-/** "name version" of the load client that measured a row ('' when it does not say). */
+/** Where a row's client ran, in words; nothing for a client beside a local server (or a row that does not say). */
+const PLACEMENT_WORDS: Record<string, string> = { host: '(on the server\'s host)', forward: '(through the ssh port forward)' };
+
+/** "name version" of the load client that measured a row, and where it ran when that was not beside the server here ('' when it does not say). */
 export function clientOf(row: PyObject): string {
-  return [strAt(row, 'client.name'), strAt(row, 'client.version')].filter(Boolean).join(' ');
+  return [strAt(row, 'client.name'), strAt(row, 'client.version'), PLACEMENT_WORDS[strAt(row, 'client.placement')] ?? ''].filter(Boolean).join(' ');
 }

@@ -1,0 +1,68 @@
+// The demo plan on the test Slurm cluster (tools/slurm-host: one node, 2 fake GPUs, the simulated engine's CLIs on the
+// node): one job at a time (--max-parallel 1) against two at once (--max-parallel 2), alternating, in one session.
+// Prints each run's wall time, the median ratio parallel/sequential, and whether the verdicts agree (the same winner,
+// or each one's winner among the other's ties). Every number is the SIMULATED engine's.
+// Run: npm run bench:slurm   (or: node --import tsx bench/slurm.ts [--runs N] [--strategy grid|adaptive])
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { disagreements, tieGroup, type ScenarioVerdictJson } from '../test/support/agreement';
+import { cancelJobs, ensureSlurm } from '../test/support/slurm';
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const RUNS = Number(arg('--runs') ?? 1);
+const STRATEGY = arg('--strategy');
+const root = resolve(__dirname, '..');
+const cli = join(root, 'dist', 'cli.js');
+const plan = join(root, 'configs', 'examples', 'demo.plan.yaml');
+const dir = mkdtempSync(join(tmpdir(), 'autobench-bench-slurm-'));
+
+function once(parallel: number, i: number): { s: number; verdicts: ScenarioVerdictJson[]; jobs: number } {
+  const out = join(dir, `bench-slurm-p${parallel}-${i}`);
+  const args = [cli, 'run', plan, '--target', 'slurm', '--sim-on-nodes', '--max-parallel', String(parallel), '--out', out, '--no-calibration', '--quiet', ...(STRATEGY ? ['--strategy', STRATEGY] : [])];
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } });
+  const s = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`autobench run --max-parallel ${parallel} exited ${r.status}:\n${r.stderr}`);
+  const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { scenarios: ScenarioVerdictJson[] };
+  const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { slurm: { jobs: unknown[] } };
+  return { s, verdicts: summary.scenarios, jobs: manifest.slurm.jobs.length };
+}
+
+const say = (v: ScenarioVerdictJson[]): string => v.map((s) => `${s.scenario}: ${s.decided ? `winner ${tieGroup(s)[0]}` : `tie [${tieGroup(s).join(', ')}]`}`).join('; ');
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+async function main(): Promise<void> {
+  const cluster = await ensureSlurm();
+  console.log(`node ${process.version}, ${availableParallelism()} cores, load ${loadavg()[0]?.toFixed(2)}; Slurm partition ${cluster.partition}, ${cluster.gpus} fake GPUs on ${cluster.node}`);
+  console.log(`demo plan, SIMULATED engine on the node, strategy ${STRATEGY ?? 'the default'}; ${RUNS} pair(s), sequential then parallel`);
+  const seq: number[] = [];
+  const par: number[] = [];
+  const verdicts: ScenarioVerdictJson[][] = [];
+  for (let i = 0; i < RUNS; i++) {
+    for (const p of [1, 2]) {
+      const r = once(p, i);
+      (p === 1 ? seq : par).push(r.s);
+      verdicts.push(r.verdicts);
+      console.log(`  --max-parallel ${p}: ${r.s.toFixed(1)} s wall, ${r.jobs} jobs; ${say(r.verdicts)}`);
+    }
+  }
+  const ratio = median(par) / median(seq);
+  const disagree = disagreements(verdicts);
+  console.log(`median wall: sequential ${median(seq).toFixed(1)} s, 2 at once ${median(par).toFixed(1)} s; ratio ${(ratio * 100).toFixed(0)}% (must be <= 60%)`);
+  console.log(disagree.length ? `verdicts DISAGREE:\n  ${disagree.join('\n  ')}` : 'verdicts agree in every scenario across all runs (same winner, or each winner among the other runs\' ties)');
+}
+
+main()
+  .catch((e: unknown) => {
+    console.error((e as Error).message);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await cancelJobs('autobench-bench-slurm-').catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });

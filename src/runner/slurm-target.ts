@@ -1,0 +1,227 @@
+// The slurm target: every launch (a candidate, its smoke, a repeat) is a batch job of its own holding the candidate's GPUs;
+// the server and the trials run in it as srun steps; jobs of the run are recorded, cancelled on the way out and accounted.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FrameworkKey } from '../core/frameworks/types';
+import type { PlanSlurm } from '../core/plan/slurm';
+import { DEFAULT_SLURM_TIME_LIMIT } from '../core/plan/slurm';
+import { LocalExecutor, type Executor, type SecretSource } from '../exec';
+import { SlurmCluster, SubmitRefused, isEnded } from '../exec/slurm/cluster';
+import type { SlurmPartition } from '../core/plan/slurm-partitions';
+import type { JobInfo } from '../exec/slurm/commands';
+import { SlurmJobExecutor } from '../exec/slurm/job-executor';
+import { DEFAULT_PORTS, LAUNCH_ENV, freePort, portFlag, simLaunchEnv, simSettingsOf, simShimEnv } from './launch-env';
+import type { PlaceRefused, PlaceRequest, Placement, RunTarget, SimSettings, SlurmJobRecord } from './target-types';
+import type { RunOptions } from './types';
+
+/** Candidates measured at once on slurm when --max-parallel is not given. */
+export const DEFAULT_MAX_PARALLEL = 4;
+
+interface Setup {
+  opts: RunOptions;
+  secrets: SecretSource;
+  env: NodeJS.ProcessEnv;
+  sim: SimSettings | undefined;
+  cluster: SlurmCluster;
+  partition: SlurmPartition;
+  slurm: PlanSlurm;
+}
+
+/** The partition to submit to: `slurm:PARTITION`, the plan's, else the cluster's default; an unknown one is an error naming the others. */
+function choosePartition(parts: SlurmPartition[], wanted: string | undefined): SlurmPartition {
+  const names = parts.map((p) => p.name).join(', ') || 'none';
+  if (wanted) {
+    const p = parts.find((x) => x.name === wanted);
+    if (!p) throw new Error(`slurm: no partition '${wanted}' (sinfo lists: ${names}); name one with --target slurm:PARTITION or slurm.partition in the plan`);
+    return p;
+  }
+  const p = parts[0];
+  if (!p) throw new Error('slurm: sinfo lists no partition; is this host a Slurm login node?');
+  return p;
+}
+
+export async function openSlurmTarget(opts: RunOptions, secrets: SecretSource, gpuModel: string | undefined, partitionArg: string | undefined, planSlurm: PlanSlurm | undefined): Promise<RunTarget> {
+  const shims = opts.simOnNodes ? simShimEnv(opts) : undefined;
+  const env = shims?.env ?? opts.baseEnv ?? process.env;
+  const slurm: PlanSlurm = planSlurm ?? { timeLimit: DEFAULT_SLURM_TIME_LIMIT, gres: 'gpu', sbatchArgs: [] };
+  const login = new LocalExecutor({ secrets, baseEnv: env });
+  const cluster = new SlurmCluster(login);
+  const partition = choosePartition(await cluster.partitions(slurm.gres), partitionArg ?? slurm.partition);
+  const sim = shims ? simSettingsOf(opts, shims.binDir, gpuModel) : undefined;
+  return new SlurmTarget({ opts, secrets, env, sim, cluster, partition, slurm }, new OneShotSteps(login, partition.name, slurm));
+}
+
+/** Commands before any job exists (a framework's --help and version): a one-task srun allocation each, no GPU. */
+class OneShotSteps extends LocalExecutor {
+  constructor(
+    private readonly login: LocalExecutor,
+    private readonly partition: string,
+    private readonly slurm: PlanSlurm,
+  ) {
+    super();
+  }
+
+  override describe(): string {
+    return `slurm partition ${this.partition} (one job per candidate; commands as srun steps)`;
+  }
+
+  override run(cmd: readonly string[], opts?: Parameters<Executor['run']>[1]): ReturnType<Executor['run']> {
+    const s = this.slurm;
+    const head = ['srun', `--partition=${this.partition}`, '--nodes=1', '--ntasks=1', '--time=10', '--export=ALL'];
+    if (s.account) head.push(`--account=${s.account}`);
+    if (s.qos) head.push(`--qos=${s.qos}`);
+    if (s.constraint) head.push(`--constraint=${s.constraint}`);
+    if (s.containerImage) head.push(`--container-image=${s.containerImage}`);
+    return this.login.run([...head, '--', ...cmd], opts);
+  }
+
+  override start(): ReturnType<Executor['start']> {
+    return Promise.reject(new Error('slurm: a server starts in a job of its own (the runner places each launch)'));
+  }
+}
+
+class SlurmTarget implements RunTarget {
+  readonly kind = 'slurm';
+  readonly simulated: boolean;
+  readonly sim: SimSettings | undefined;
+  readonly host: string;
+  readonly maxParallel: number;
+  readonly partition: string;
+  private readonly jobs = new Map<string, SlurmJobRecord>();
+  private readonly observers: Array<(job: SlurmJobRecord) => void> = [];
+  private readonly launchEnv: ((fw: FrameworkKey, port: number) => Record<string, string>) | undefined;
+
+  constructor(
+    private readonly s: Setup,
+    readonly executor: Executor,
+  ) {
+    this.simulated = s.sim !== undefined;
+    this.sim = s.sim;
+    this.partition = s.partition.name;
+    this.host = `slurm partition ${s.partition.name}`;
+    this.maxParallel = s.opts.maxParallel ?? DEFAULT_MAX_PARALLEL;
+    this.launchEnv = s.sim ? simLaunchEnv(s.sim) : undefined;
+  }
+
+  prepareLaunch(): Promise<{ port: number; env: Record<string, string> }> {
+    return Promise.reject(new Error('slurm: launches are prepared in their job'));
+  }
+
+  observeJobs(fn: (job: SlurmJobRecord) => void): void {
+    this.observers.push(fn);
+  }
+
+  private changed(job: SlurmJobRecord): void {
+    for (const fn of this.observers) fn(job);
+  }
+
+  async place(req: PlaceRequest, signal: AbortSignal | undefined): Promise<Placement | PlaceRefused> {
+    const p = this.s.partition;
+    const gres = this.s.slurm.gres;
+    if (req.gpus > p.gpusPerNode) return { refused: 'skipped', reason: `needs ${req.gpus} GPUs (--gres=${gres}:${req.gpus}) on one node; the nodes of partition ${p.name} have at most ${p.gpusPerNode}` };
+    const submitted = await this.submit(req);
+    if ('refused' in submitted) return submitted;
+    const job = submitted;
+    const info = await this.s.cluster.waitRunning(job.job_id, (i) => this.update(job, i), signal);
+    if (info.state !== 'RUNNING') {
+      await this.s.cluster.cancel([job.job_id]);
+      return { refused: signal?.aborted ? 'cancelled' : 'failed', reason: `Slurm job ${job.job_id} ended ${info.state}${info.reason ? ` (${info.reason})` : ''} before it ran` };
+    }
+    const address = await this.s.cluster.nodeAddress(info.nodes);
+    const executor = new SlurmJobExecutor(new LocalExecutor({ secrets: this.s.secrets, baseEnv: this.s.env }), { jobId: job.job_id, node: info.nodes, address, partition: p.name, ...(this.s.slurm.containerImage ? { containerImage: this.s.slurm.containerImage } : {}) });
+    const target: RunTarget = {
+      executor,
+      kind: 'slurm',
+      simulated: this.simulated,
+      sim: this.sim,
+      host: info.nodes,
+      maxParallel: 1,
+      prepareLaunch: (fw, flags) => this.prepareIn(executor, address, fw, flags),
+      close: () => executor.close(),
+    };
+    return { target, jobId: job.job_id, release: () => this.release(job, executor) };
+  }
+
+  private async submit(req: PlaceRequest): Promise<SlurmJobRecord | PlaceRefused> {
+    const s = this.s.slurm;
+    const tag = this.s.opts.outDir.split('/').filter(Boolean).pop() ?? 'run';
+    const name = `autobench-${tag}-${req.framework}-${req.candidateId}-${req.purpose}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+    const logs = join(this.s.opts.outDir, 'slurm');
+    mkdirSync(logs, { recursive: true });
+    try {
+      const id = await this.s.cluster.submit({
+        name,
+        partition: this.s.partition.name,
+        ...(s.account ? { account: s.account } : {}),
+        ...(s.qos ? { qos: s.qos } : {}),
+        ...(s.constraint ? { constraint: s.constraint } : {}),
+        timeLimit: s.timeLimit,
+        gres: s.gres,
+        gpus: req.gpus,
+        // A real engine gets the whole node: no neighbour on its PCIe, NVLink or CPUs, and its default port is free.
+        exclusive: !this.simulated,
+        output: join(logs, `${name}-%j.out`),
+        chdir: this.s.opts.outDir,
+        extra: s.sbatchArgs,
+      });
+      const job: SlurmJobRecord = { job_id: id, framework: req.framework, candidate: req.candidateId, purpose: req.purpose, gpus: req.gpus, partition: this.s.partition.name, state: 'PENDING', node: null, submitted_at: new Date().toISOString(), started_at: null, ended_at: null, times_from: 'squeue' };
+      this.jobs.set(id, job);
+      this.changed(job);
+      return job;
+    } catch (e) {
+      if (e instanceof SubmitRefused) return { refused: 'skipped', reason: e.message };
+      throw e;
+    }
+  }
+
+  private update(job: SlurmJobRecord, info: JobInfo, from: 'squeue' | 'sacct' = 'squeue'): void {
+    job.state = info.state;
+    if (info.nodes) job.node = info.nodes;
+    if (info.start) job.started_at = info.start;
+    if (info.end && isEnded(info.state)) job.ended_at = info.end;
+    if (info.reason) job.reason = info.reason;
+    else delete job.reason;
+    job.times_from = from;
+    this.changed(job);
+  }
+
+  /** The port the server will listen on in its job: the candidate's own, or (simulated, several jobs per node) a free one there. */
+  private async prepareIn(ex: Executor, address: string, fw: FrameworkKey, flags: Record<string, unknown>): Promise<{ port: number; env: Record<string, string> }> {
+    if (!this.launchEnv) return { port: portFlag(flags) ?? DEFAULT_PORTS[fw], env: { ...LAUNCH_ENV[fw] } };
+    const port = address === '127.0.0.1' || address === 'localhost' ? await freePort() : await freePortOn(ex, this.s.env.AUTOBENCH_NODE ?? 'node');
+    return { port, env: this.launchEnv(fw, port) };
+  }
+
+  private async release(job: SlurmJobRecord, executor: Executor): Promise<void> {
+    await executor.close();
+    const info = await this.s.cluster.finish(job.job_id);
+    if (info) this.update(job, info);
+  }
+
+  /** The interrupted run's jobs still queued or running: their servers died with the runner, so their allocations are given back. */
+  async cancelLeftoverJobs(jobs: readonly SlurmJobRecord[]): Promise<string[]> {
+    const live = (await this.s.cluster.jobs(jobs.map((j) => j.job_id))).filter((i) => !isEnded(i.state));
+    await this.s.cluster.cancel(live.map((i) => i.id));
+    return live.map((i) => `cancelling Slurm job ${i.id} (${i.state}) of the interrupted run: its trials that did not finish are measured again in a new job`);
+  }
+
+  /** Cancels every job of the run still queued or running, then reads their times from accounting where the cluster keeps it. */
+  async close(): Promise<void> {
+    const ids = [...this.jobs.values()].filter((j) => !isEnded(j.state as JobInfo['state'])).map((j) => j.job_id);
+    await this.s.cluster.cancel(ids);
+    const acct = await this.s.cluster.accounting([...this.jobs.keys()]);
+    for (const info of acct) {
+      const job = this.jobs.get(info.id);
+      if (job && isEnded(info.state)) this.update(job, info, 'sacct');
+    }
+  }
+}
+
+/** A free TCP port on the job's node, asked of the node itself (the login host's view says nothing about it). */
+async function freePortOn(ex: Executor, node: string): Promise<number> {
+  const script = "const s=require('net').createServer();s.listen(0,()=>{console.log(s.address().port);s.close()})";
+  const r = await ex.run([node, '-e', script], { timeoutMs: 60_000 });
+  const port = Number(r.stdout.trim());
+  if (r.code !== 0 || !Number.isInteger(port) || port <= 0) throw new Error(`slurm: could not find a free port on the node (${(r.stderr || r.stdout).trim() || `exit ${r.code}`})`);
+  return port;
+}

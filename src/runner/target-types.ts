@@ -1,0 +1,76 @@
+// What a run target is to the runner: an executor, its host, how a launch gets its port and variables, and for schedulers a place per launch.
+import type { FrameworkKey } from '../core/frameworks/types';
+import type { Executor } from '../exec';
+
+export interface SimSettings {
+  speed: number;
+  seed: number;
+  binDir: string;
+  extra: string;
+  /** The simulator's GPU profile matching the plan's hardware.gpu_model, when one does. */
+  gpu: string | undefined;
+}
+
+export interface RunTarget {
+  executor: Executor;
+  kind: 'sim' | 'local' | 'ssh' | 'slurm';
+  simulated: boolean;
+  sim: SimSettings | undefined;
+  /** Host name for rows (`hardware.host`). */
+  host: string;
+  /** The port a candidate's server will listen on, and the variables its launch needs. */
+  prepareLaunch(fw: FrameworkKey, flags: Record<string, unknown>): Promise<{ port: number; env: Record<string, string> }>;
+  /** Candidates measured at once: 1, but on a scheduler that gives each its own GPUs (slurm). */
+  maxParallel: number;
+  /** slurm: the partition jobs go to. */
+  partition?: string;
+  /** Where one launch runs when it is not this target itself (slurm: a job of its own); absent: here. */
+  place?(req: PlaceRequest, signal: AbortSignal | undefined): Promise<Placement | PlaceRefused>;
+  /** Slurm: hears every change of a job of this run (submitted, running, ended, accounted). */
+  observeJobs?(fn: (job: SlurmJobRecord) => void): void;
+  /** slurm, on --resume: cancels the interrupted run's jobs still queued or running; says what it cancelled. */
+  cancelLeftoverJobs?(jobs: readonly SlurmJobRecord[]): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** One server launch asking for a place: what for, and how many GPUs. */
+export interface PlaceRequest {
+  framework: FrameworkKey;
+  candidateId: string;
+  purpose: 'smoke' | 'search' | 'repeat';
+  gpus: number;
+}
+
+/** A place to launch one server (a Slurm job): a target of its own for that launch, released when the server stops. */
+export interface Placement {
+  target: RunTarget;
+  /** The Slurm job holding the place. */
+  jobId?: string;
+  release(): Promise<void>;
+}
+
+/** No place: skipped (the cluster cannot give what the candidate needs), failed (the job ended before it ran) or cancelled. */
+export interface PlaceRefused {
+  refused: 'skipped' | 'failed' | 'cancelled';
+  reason: string;
+}
+
+/** A candidate's Slurm job as the manifest records it (and the live panel shows it). */
+export interface SlurmJobRecord {
+  job_id: string;
+  framework: FrameworkKey;
+  candidate: string;
+  purpose: PlaceRequest['purpose'];
+  gpus: number;
+  partition: string | null;
+  /** PENDING, RUNNING, COMPLETED, CANCELLED, ... as squeue (then sacct) said last. */
+  state: string;
+  node: string | null;
+  submitted_at: string;
+  /** When the job started and ended, Slurm's times (sacct's when the cluster keeps accounting). */
+  started_at: string | null;
+  ended_at: string | null;
+  /** Where the times came from: squeue while the run watched, sacct when accounting answered at the end. */
+  times_from: 'squeue' | 'sacct';
+  reason?: string;
+}

@@ -1,0 +1,124 @@
+// The real one-node Slurm cluster of tools/slurm-host/setup.sh for the suites that submit jobs: started when it is not running (a test run brings what it needs), never skipped, and the jobs a suite leaves behind cancelled.
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { REPO } from './fixtures';
+
+export const SLURM_SETUP = path.join(REPO, 'tools', 'slurm-host', 'setup.sh');
+export const SLURM_PARTITION = 'autobench';
+
+export interface SlurmCluster {
+  /** The default partition every test job goes to. */
+  partition: string;
+  /** Fake GPUs on the node (`Gres=gpu:N`, AUTOBENCH_SLURM_GPUS); jobs get CUDA_VISIBLE_DEVICES from 0 to N-1. */
+  gpus: number;
+  /** The node's name, also an address that reaches it (localhost). */
+  node: string;
+  /** `cgroup` kills every process of a cancelled job; `linuxproc` misses one whose parent already exited. */
+  proctrack: string;
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end, whatever its exit status; rejects only when it cannot start or overruns `timeoutMs`. */
+export function runCommand(file: string, args: string[], timeoutMs = 30_000): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${file} ${args.join(' ')} did not finish within ${timeoutMs / 1000} s:\n${stdout}${stderr}`));
+    }, timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+  });
+}
+
+/** Calls `fn` every 100 ms until it returns something other than undefined; fails naming `what` after `timeoutMs`. */
+export async function pollUntil<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A job-name prefix of this process's own, for `cancelJobs` in an `after` hook. */
+export function jobPrefix(suite: string): string {
+  return `autobench-test-${suite}-${process.pid}-`;
+}
+
+let cluster: Promise<SlurmCluster> | undefined;
+
+/** The running test cluster; starts it (as root) when `setup.sh status` says it is not usable, and throws saying why when it cannot. */
+export function ensureSlurm(): Promise<SlurmCluster> {
+  cluster ??= bringUp();
+  return cluster;
+}
+
+async function bringUp(): Promise<SlurmCluster> {
+  const status = await runCommand('bash', [SLURM_SETUP, 'status'], 60_000);
+  if (status.code !== 0) {
+    if (process.getuid?.() !== 0) {
+      throw new Error(`the test Slurm cluster is not running, and only root can start it: sudo ${SLURM_SETUP} start\n${status.stdout}${status.stderr}`);
+    }
+    // From a clean state about 10 s (MariaDB's first start and slurmdbd's tables), otherwise 1-3 s.
+    const start = await runCommand('bash', [SLURM_SETUP, 'start'], 180_000);
+    if (start.code !== 0) {
+      throw new Error(`${SLURM_SETUP} start failed (exit ${start.code}):\n${lastLines(start.stdout + start.stderr, 30)}`);
+    }
+    const again = await runCommand('bash', [SLURM_SETUP, 'status'], 60_000);
+    if (again.code !== 0) throw new Error(`the test Slurm cluster started but is not usable (${SLURM_SETUP} status):\n${again.stdout}${again.stderr}`);
+  }
+  return describeCluster();
+}
+
+async function describeCluster(): Promise<SlurmCluster> {
+  const sinfo = await runCommand('sinfo', ['-h', '-p', SLURM_PARTITION, '-o', '%N|%G']);
+  const [node = '', gres = ''] = sinfo.stdout.trim().split('|');
+  const gpus = Number(/gpu:(\d+)/.exec(gres)?.[1] ?? NaN);
+  if (sinfo.code !== 0 || node === '' || !Number.isInteger(gpus)) {
+    throw new Error(`cannot read partition ${SLURM_PARTITION} from sinfo (exit ${sinfo.code}): ${sinfo.stdout}${sinfo.stderr}`);
+  }
+  const config = await runCommand('scontrol', ['show', 'config']);
+  const proctrack = /^ProctrackType\s*=\s*proctrack\/(\S+)/m.exec(config.stdout)?.[1] ?? 'unknown';
+  return { partition: SLURM_PARTITION, gpus, node, proctrack };
+}
+
+/** Cancels every queued or running job whose name starts with `prefix` and waits until Slurm has ended them; returns their ids. */
+export async function cancelJobs(prefix: string, timeoutMs = 30_000): Promise<string[]> {
+  const ours = async (): Promise<string[]> => {
+    const q = await runCommand('squeue', ['-h', '-o', '%i|%j']);
+    if (q.code !== 0) throw new Error(`squeue failed (exit ${q.code}): ${q.stderr}`);
+    return q.stdout
+      .split('\n')
+      .map((l) => l.split('|'))
+      .filter(([id, name]) => id && name?.startsWith(prefix))
+      .map(([id]) => id as string);
+  };
+  const ids = await ours();
+  if (ids.length === 0) return [];
+  const r = await runCommand('scancel', ids);
+  if (r.code !== 0) throw new Error(`scancel ${ids.join(' ')} failed (exit ${r.code}): ${r.stderr}`);
+  // squeue lists a cancelled job until its processes are gone (state COMPLETING).
+  await pollUntil(`jobs ${ids.join(', ')} to end after scancel`, async () => ((await ours()).length === 0 ? true : undefined), timeoutMs);
+  return ids;
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trimEnd().split('\n').slice(-n).join('\n');
+}
