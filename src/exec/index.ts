@@ -48,3 +48,4 @@ export { ContainerExecutor } from './container-executor';
 export type { ContainerTargetOptions, ContainerServerProcess } from './container-executor';
 export type { HostKeyPrompt } from './ssh-connect';
 export * from './types';
+export { sleep } from './sleep';

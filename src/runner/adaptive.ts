@@ -10,10 +10,10 @@ import { capacityWith, median, observationsOf, standingsOf } from '../predict/me
 import { planGpu } from '../predict/plan';
 import { loadStore, mergePoints, pointsFor, saveStore, type StoreKey } from '../predict/store';
 import type { RunContext } from './context';
-import { EarlyStop, candidateTurn, notRunFramework, preflight } from './framework';
+import { EarlyStop, candidateTurn, notRunFramework, prepareFrameworks } from './framework';
 import { recordNotRun } from './not-run';
 import { repeatFinalists } from './repeats';
-import { smoke } from './candidate';
+import type { smoke } from './candidate';
 import { searchHintKey } from './trial';
 import { writeAdaptivePredictions } from './predictions';
 
@@ -24,17 +24,10 @@ function storeKey(ctx: RunContext, fw: FrameworkKey): StoreKey {
   return { gpu, framework: fw, version: ctx.rowCtx.versions[fw] ?? 'unknown', simulated: ctx.target.simulated };
 }
 
-/** Each framework that runs: its start event, preflight and smoke (the smoke's failure, if its candidate is the one that failed). */
+/** Each framework that runs: its preflight and smoke (framework.ts), then the rows of its candidates skipped by the plan. */
 async function prepare(ctx: RunContext, run: readonly PlanFramework[]): Promise<Map<FrameworkKey, Awaited<ReturnType<typeof smoke>>>> {
-  const smokes = new Map<FrameworkKey, Awaited<ReturnType<typeof smoke>>>();
-  for (const f of run) {
-    if (ctx.aborted) break;
-    ctx.emit({ type: 'framework-start', framework: f.framework, candidates: f.candidates.length });
-    await preflight(ctx, f);
-    const first = f.candidates.find((c) => !c.skip && !ctx.ledger.candidateDone(f.framework, c));
-    smokes.set(f.framework, first && !ctx.opts.skipSmoke && !ctx.aborted ? await ctx.slots.run(() => smoke(ctx, f, first)) : undefined);
-    for (const c of f.candidates) if (c.skip) await candidateTurn(ctx, f, c, new EarlyStop(), undefined);
-  }
+  const smokes = await prepareFrameworks(ctx, run);
+  for (const f of run) for (const c of f.candidates) if (c.skip && !ctx.aborted) await candidateTurn(ctx, f, c, new EarlyStop(), undefined);
   return smokes;
 }
 

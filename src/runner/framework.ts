@@ -1,5 +1,6 @@
 // A framework's part of a run: rows for a skipped or excluded one; else preflight (help, version, flags against the exact CLI, smoke), then each candidate in turn, stopping early when none comes up.
 import type { Candidate } from '../core/candidates/candidate';
+import type { FrameworkKey } from '../core/frameworks/types';
 import type { PlanFramework } from '../core/plan/types';
 import { runCandidate, smoke, type LaunchFailure } from './candidate';
 import type { RunContext } from './context';
@@ -110,17 +111,10 @@ export async function runFramework(ctx: RunContext, f: PlanFramework): Promise<v
 export async function runGridParallel(ctx: RunContext): Promise<void> {
   for (const f of ctx.plan.frameworks) if (f.status !== 'run') notRunFramework(ctx, f);
   const run = ctx.plan.frameworks.filter((f) => f.status === 'run');
-  const smokes = new Map<PlanFramework, LaunchFailure | undefined>();
-  for (const f of run) {
-    if (ctx.aborted) break;
-    ctx.emit({ type: 'framework-start', framework: f.framework, candidates: f.candidates.length });
-    await preflight(ctx, f);
-    const first = f.candidates.find((c) => !c.skip && !ctx.ledger.candidateDone(f.framework, c));
-    smokes.set(f, first && !ctx.opts.skipSmoke && !ctx.aborted ? await ctx.slots.run(() => smoke(ctx, f, first)) : undefined);
-  }
+  const smokes = await prepareFrameworks(ctx, run);
   const stops = new Map(run.map((f) => [f, new EarlyStop()]));
   const turns = run.flatMap((f) => f.candidates.map((cand) => ({ f, cand })));
-  await Promise.all(turns.map(({ f, cand }) => ctx.slots.run(async () => (ctx.aborted ? undefined : candidateTurn(ctx, f, cand, stops.get(f) as EarlyStop, smokes.get(f))))));
+  await Promise.all(turns.map(({ f, cand }) => ctx.slots.run(async () => (ctx.aborted ? undefined : candidateTurn(ctx, f, cand, stops.get(f) as EarlyStop, smokes.get(f.framework))))));
   await Promise.all(run.map((f) => repeatFinalists(ctx, f)));
   for (const f of run) {
     const stop = stops.get(f) as EarlyStop;
@@ -129,4 +123,22 @@ export async function runGridParallel(ctx: RunContext): Promise<void> {
     ctx.emit({ type: 'framework-end', framework: f.framework, outcome, ...(stop.reason ? { reason: stop.reason } : {}) });
   }
   ctx.saveManifest();
+}
+
+/**
+ * Each framework's start event, preflight and smoke (the smoke's failure, if its candidate is the one that failed):
+ * one framework after another, or all at once when the run launches several servers at a time (slurm).
+ */
+export async function prepareFrameworks(ctx: RunContext, run: readonly PlanFramework[]): Promise<Map<FrameworkKey, LaunchFailure | undefined>> {
+  const smokes = new Map<FrameworkKey, LaunchFailure | undefined>();
+  const one = async (f: PlanFramework): Promise<void> => {
+    if (ctx.aborted) return;
+    ctx.emit({ type: 'framework-start', framework: f.framework, candidates: f.candidates.length });
+    await preflight(ctx, f);
+    const first = f.candidates.find((c) => !c.skip && !ctx.ledger.candidateDone(f.framework, c));
+    smokes.set(f.framework, first && !ctx.opts.skipSmoke && !ctx.aborted ? await ctx.slots.run(() => smoke(ctx, f, first)) : undefined);
+  };
+  if (ctx.slots.size > 1) await Promise.all(run.map(one));
+  else for (const f of run) await one(f);
+  return smokes;
 }

@@ -1,6 +1,6 @@
 // One candidate server's life: launch the exact command, wait for GET /v1/models with a timeout, classify a failure from its log, tear down.
 import type { FrameworkKey } from '../core/frameworks/types';
-import type { Executor, ExitInfo, PortForward, ServerProcess } from '../exec';
+import { sleep, type Executor, type ExitInfo, type PortForward, type ServerProcess } from '../exec';
 import { classifyFailure, type FailureStatus } from './classify';
 import type { RunTarget } from './target';
 
@@ -127,19 +127,6 @@ async function modelsOnce(baseUrl: string): Promise<{ ok: boolean; model?: strin
   } catch {
     return { ok: false };
   }
-}
-
-/** Waits ms, or less when the signal aborts; leaves no listener behind either way. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((res) => {
-    const done = (): void => {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      res();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

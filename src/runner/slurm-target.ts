@@ -201,14 +201,14 @@ class SlurmTarget implements RunTarget {
   /** The interrupted run's jobs still queued or running: their servers died with the runner, so their allocations are given back. */
   async cancelLeftoverJobs(jobs: readonly SlurmJobRecord[]): Promise<string[]> {
     const live = (await this.s.cluster.jobs(jobs.map((j) => j.job_id))).filter((i) => !isEnded(i.state));
-    await this.s.cluster.cancel(live.map((i) => i.id));
+    await this.s.cluster.cancelAndWait(live.map((i) => i.id));
     return live.map((i) => `cancelling Slurm job ${i.id} (${i.state}) of the interrupted run: its trials that did not finish are measured again in a new job`);
   }
 
   /** Cancels every job of the run still queued or running, then reads their times from accounting where the cluster keeps it. */
   async close(): Promise<void> {
     const ids = [...this.jobs.values()].filter((j) => !isEnded(j.state as JobInfo['state'])).map((j) => j.job_id);
-    await this.s.cluster.cancel(ids);
+    await this.s.cluster.cancelAndWait(ids);
     const acct = await this.s.cluster.accounting([...this.jobs.keys()]);
     for (const info of acct) {
       const job = this.jobs.get(info.id);

@@ -16,7 +16,7 @@ import { FakeServer } from '../support/fake-server';
 import { rows, workload } from '../support/client';
 import { skipWhenMissing } from '../support/requirements';
 import { cleanup, clientBundle, tempDir } from '../support/runner';
-import { sshdMissing, startSshd, type Sshd } from '../support/sshd';
+import { oldNodeShims, sshdMissing, startSshd, type Sshd } from '../support/sshd';
 
 const STREAM: Partial<FakeBehaviour> = { ttftMs: 50, itlMs: 10 };
 
@@ -62,6 +62,14 @@ function processesWith(needle: string): string[] {
   return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
     .split('\n')
     .filter((l) => l.includes(needle) && !l.includes('ps -eo'));
+}
+
+
+/** An ssh executor on the test sshd, its host key pinned in a known_hosts of its own. */
+async function connectTo(sshd: Sshd): Promise<SshExecutor> {
+  const knownHostsPath = path.join(sshd.dir, 'known_hosts');
+  writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
+  return SshExecutor.connect({ host: 'sshd-test', configPath: sshd.writeConfig(), knownHostsPath, agent: false });
 }
 
 describe('the client bundle', () => {
@@ -155,9 +163,7 @@ describe('the client on the host through ssh (a real sshd on 127.0.0.1)', { skip
     await srv.listen();
     cache = tempDir('autobench-host-cache-');
     sshd = await startSshd({ extraConfig: `SetEnv PATH=${path.dirname(process.execPath)}:/usr/bin:/bin XDG_CACHE_HOME=${cache}` });
-    const knownHostsPath = path.join(sshd.dir, 'known_hosts');
-    writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
-    ex = await SshExecutor.connect({ host: 'sshd-test', configPath: sshd.writeConfig(), knownHostsPath, agent: false });
+    ex = await connectTo(sshd);
     process.env.AUTOBENCH_CLIENT_JS = await clientBundle();
   });
 
@@ -235,16 +241,9 @@ describe('without a usable node on the host the trial goes through the port forw
     await srv.listen();
     dir = tempDir('autobench-old-node-');
     // The host's node and nodejs say they are 18 (too old for the client); anything else they run as the real one.
-    const bin = path.join(dir, 'bin');
-    mkdirSync(bin);
-    for (const name of ['node', 'nodejs']) {
-      writeFileSync(path.join(bin, name), `#!/bin/sh\n[ "$1" = --version ] && { echo v18.19.0; exit 0; }\nexec ${process.execPath} "$@"\n`);
-      chmodSync(path.join(bin, name), 0o755);
-    }
+    const bin = oldNodeShims(dir, process.execPath);
     sshd = await startSshd({ extraConfig: `SetEnv PATH=${bin}:/usr/bin:/bin XDG_CACHE_HOME=${path.join(dir, 'cache')}` });
-    const knownHostsPath = path.join(sshd.dir, 'known_hosts');
-    writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
-    ex = await SshExecutor.connect({ host: 'sshd-test', configPath: sshd.writeConfig(), knownHostsPath, agent: false });
+    ex = await connectTo(sshd);
     process.env.AUTOBENCH_CLIENT_JS = await clientBundle();
   });
 

@@ -1,9 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { skipWhenMissing } from '../support/requirements';
-import { sshdMissing, startSshd, type Sshd } from '../support/sshd';
+import { oldNodeShims, sshdMissing, startSshd, type Sshd } from '../support/sshd';
 import { freePort } from '../../src/runner/target';
 import { readRows, validateRows } from '../../src/core/results/rows';
 import { execFileSync } from 'node:child_process';
@@ -167,12 +167,7 @@ describe('runner over ssh on a host whose node is too old for the client', { ski
     process.env.AUTOBENCH_CLIENT_JS = await clientBundle();
     dir = tempDir('autobench-old-node-');
     // node and nodejs say v18 (the client needs 20); anything else they run as the real one, so the shims still work.
-    const bin = path.join(dir, 'bin');
-    mkdirSync(bin);
-    for (const name of ['node', 'nodejs']) {
-      writeFileSync(path.join(bin, name), `#!/bin/sh\n[ "$1" = --version ] && { echo v18.19.0; exit 0; }\nexec ${process.execPath} "$@"\n`);
-      chmodSync(path.join(bin, name), 0o755);
-    }
+    const bin = oldNodeShims(dir, process.execPath);
     sshd = await startSshd({ extraConfig: `SetEnv PATH=${SIM_BIN}:${bin}:/usr/bin:/bin AUTOBENCH_SIM_JS=${js} "AUTOBENCH_SIM_OPTS=--sim-speed 20" XDG_CACHE_HOME=${path.join(dir, 'cache')}` });
     configPath = sshd.writeConfig();
   });

@@ -214,3 +214,13 @@ export async function startSshd(opts: StartSshdOptions = {}): Promise<Sshd> {
     return sshd;
   }
 }
+
+/** A bin folder under `dir` whose node and nodejs say v18 (too old for the on-host client) and run the real node otherwise. */
+export function oldNodeShims(dir: string, nodePath: string): string {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  for (const name of ['node', 'nodejs']) {
+    writeFileSync(join(bin, name), `#!/bin/sh\n[ "$1" = --version ] && { echo v18.19.0; exit 0; }\nexec ${nodePath} "$@"\n`, { mode: 0o755 });
+  }
+  return bin;
+}

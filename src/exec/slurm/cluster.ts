@@ -1,4 +1,5 @@
 // The Slurm cluster as the login host sees it: submit a candidate's job, wait until it runs, read its state and accounting, cancel.
+import { sleep } from '../sleep';
 import type { Executor, RunResult } from '../types';
 import { SINFO_ARGV, parseSinfoPartitions, type SlurmPartition } from '../../core/plan/slurm-partitions';
 import { finishArgv, parseJobId, parseNodeAddr, parseSacct, parseSqueue, sacctArgv, sbatchArgv, scontrolNodeArgv, squeueArgv, type JobInfo, type JobRequest, type JobState } from './commands';
@@ -15,18 +16,6 @@ const ENDED: readonly JobState[] = ['COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT
 
 export function isEnded(s: JobState): boolean {
   return ENDED.includes(s);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((res) => {
-    const done = (): void => {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      res();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 const firstLine = (r: RunResult): string => (r.stderr.trim() || r.stdout.trim()).split('\n').slice(-1)[0] ?? `exit ${r.code}`;
@@ -109,6 +98,17 @@ export class SlurmCluster {
   async cancel(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.cmd(['scancel', ...ids]).catch(() => undefined);
+  }
+
+  /** Cancels the jobs and waits (up to `timeoutMs`) until Slurm says they ended: COMPLETING lasts until their processes are gone. */
+  async cancelAndWait(ids: readonly string[], timeoutMs = 30_000): Promise<void> {
+    await this.cancel(ids);
+    const deadline = Date.now() + timeoutMs;
+    while (ids.length > 0 && Date.now() < deadline) {
+      const live = (await this.jobs(ids)).filter((j) => !isEnded(j.state));
+      if (live.length === 0) return;
+      await sleep(200);
+    }
   }
 
   /** The address a node is reached at (NodeAddr), else its name. */
