@@ -11,7 +11,7 @@ export type { PlanSearchStrategy, SearchStrategyName } from './types';
 export const SEARCH_STRATEGIES: readonly SearchStrategyName[] = ['grid', 'adaptive'];
 
 /** The strategy of a run whose plan and command line name none. */
-export const DEFAULT_SEARCH_STRATEGY: SearchStrategyName = 'adaptive';
+export const DEFAULT_SEARCH_STRATEGY: SearchStrategyName = 'grid';
 
 /** What each strategy does, in one line (help texts). */
 export const SEARCH_STRATEGY_TEXT: Readonly<Record<SearchStrategyName, string>> = {
