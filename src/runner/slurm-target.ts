@@ -1,7 +1,7 @@
 // The slurm target: every launch (a candidate, its smoke, a repeat) is a batch job of its own holding the candidate's GPUs;
 // the server and the trials run in it as srun steps; jobs of the run are recorded, cancelled on the way out and accounted.
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { PlanSlurm } from '../core/plan/slurm';
 import { DEFAULT_SLURM_TIME_LIMIT } from '../core/plan/slurm';
@@ -146,7 +146,9 @@ class SlurmTarget implements RunTarget {
     const s = this.s.slurm;
     const tag = this.s.opts.outDir.split('/').filter(Boolean).pop() ?? 'run';
     const name = `autobench-${tag}-${req.framework}-${req.candidateId}-${req.purpose}`.replace(/[^A-Za-z0-9_.-]/g, '_');
-    const logs = join(this.s.opts.outDir, 'slurm');
+    // Absolute: sbatch resolves a relative --output against the job's working directory, not ours.
+    const runDir = resolve(this.s.opts.outDir);
+    const logs = join(runDir, 'slurm');
     mkdirSync(logs, { recursive: true });
     try {
       const id = await this.s.cluster.submit({
@@ -161,7 +163,7 @@ class SlurmTarget implements RunTarget {
         // A real engine gets the whole node: no neighbour on its PCIe, NVLink or CPUs, and its default port is free.
         exclusive: !this.simulated,
         output: join(logs, `${name}-%j.out`),
-        chdir: this.s.opts.outDir,
+        chdir: runDir,
         extra: s.sbatchArgs,
       });
       const job: SlurmJobRecord = { job_id: id, framework: req.framework, candidate: req.candidateId, purpose: req.purpose, gpus: req.gpus, partition: this.s.partition.name, state: 'PENDING', node: null, submitted_at: new Date().toISOString(), started_at: null, ended_at: null, times_from: 'squeue' };

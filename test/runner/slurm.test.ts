@@ -5,7 +5,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/runner';
 import { cleanup, cliBundle, groupAlive, planYaml, readRowsFile, runOnSim, serverPids, simBundle, tempDir } from '../support/runner';
@@ -51,6 +51,26 @@ async function accounted(ids: string[]): Promise<Map<string, [number, number]>> 
   for (const line of r.stdout.trim().split('\n')) {
     const [id, s, e] = line.split('|');
     if (id && s && e) out.set(id, [Date.parse(s), Date.parse(e)]);
+  }
+  return out;
+}
+
+/**
+ * The processes of group `pgid` that still run, as `pid state args`. A zombie is not running: here PID 1 reaps the
+ * orphans slurmstepd's kill leaves behind seconds later, and kill(-pgid, 0) would still find them.
+ */
+function liveMembers(pgid: number): string[] {
+  if (!groupAlive(pgid)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') out.push(`${name} ${fields[0]} ${readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ')}`);
+    } catch {
+      /* gone while reading */
+    }
   }
   return out;
 }
@@ -137,7 +157,7 @@ describe('--target slurm (real Slurm cluster, simulated engine on the node)', { 
     assert.equal(result.status, 'cancelled');
     assert.ok(pids.length >= 1);
     assert.deepEqual(await liveJobs(), [], 'no job of the run is queued or running');
-    for (const p of [...pids, ...serverPids(out)]) assert.equal(groupAlive(p), false, `server group ${p} survived`);
+    for (const p of [...pids, ...serverPids(out)]) assert.deepEqual(liveMembers(p), [], `server group ${p} survived`);
     // The engines ran inside the jobs (started by slurmd, not by us): none of them is left either.
     assert.deepEqual(await simProcesses(), []);
     const m = manifestOf(out);
@@ -151,8 +171,9 @@ describe('--target slurm (real Slurm cluster, simulated engine on the node)', { 
     const plan = path.join(path.dirname(out), 'slurm.plan.yaml');
     writeFileSync(plan, PLAN);
     const env = { ...process.env, AUTOBENCH_SIM_JS: simJs, AUTOBENCH_NODE: process.execPath, NO_COLOR: '1' };
-    const args = ['run', plan, '--target', 'slurm', '--sim-on-nodes', '--max-parallel', '2', '--strategy', 'grid', '--repeats', '0', '--out', out, '--sim-speed', '20', '--no-calibration'];
-    const first = spawn(process.execPath, [cli, ...args], { env, stdio: 'ignore' });
+    // --out relative to the working directory, as a user types it (sbatch must get absolute paths).
+    const args = ['run', plan, '--target', 'slurm', '--sim-on-nodes', '--max-parallel', '2', '--strategy', 'grid', '--repeats', '0', '--out', path.basename(out), '--sim-speed', '20', '--no-calibration'];
+    const first = spawn(process.execPath, [cli, ...args], { env, stdio: 'ignore', cwd: path.dirname(out) });
     const deadline = Date.now() + 120_000;
     while (!(existsSync(path.join(out, 'rows.jsonl')) && readRowsFile(out).filter((r) => r.status === 'ok').length >= 2)) {
       assert.ok(Date.now() < deadline && first.exitCode === null, 'two measured rows before the kill');
@@ -162,7 +183,7 @@ describe('--target slurm (real Slurm cluster, simulated engine on the node)', { 
     await new Promise((r) => first.once('close', r));
     const beforeKeys = readRowsFile(out).map((r) => (r.trial as { key: string }).key);
     const stale = manifestOf(out).slurm.jobs.filter((j) => j.state === 'RUNNING' || j.state === 'PENDING');
-    const second = await runCommand(process.execPath, [cli, ...args, '--resume'], 300_000).catch((e: Error) => ({ code: 1, stdout: '', stderr: e.message }));
+    const second = await runCommand(process.execPath, [cli, ...args, '--resume'], 300_000, path.dirname(out)).catch((e: Error) => ({ code: 1, stdout: '', stderr: e.message }));
     assert.equal(second.code, 0, second.stderr);
     for (const j of stale) assert.match(second.stderr, new RegExp(`cancelling Slurm job ${j.job_id} `));
     const keys = readRowsFile(out).map((r) => (r.trial as { key: string }).key);

@@ -24,9 +24,9 @@ export interface CommandResult {
 }
 
 /** Runs a command to its end, whatever its exit status; rejects only when it cannot start or overruns `timeoutMs`. */
-export function runCommand(file: string, args: string[], timeoutMs = 30_000): Promise<CommandResult> {
+export function runCommand(file: string, args: string[], timeoutMs = 30_000, cwd?: string): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

@@ -91,7 +91,7 @@ export class SlurmCluster {
       if (Date.now() > deadline) break;
       await sleep(200);
     }
-    await this.cancel([id]);
+    await this.cancelAndWait([id]);
     return (await this.jobs([id]))[0];
   }
 
