@@ -65,6 +65,15 @@ function processesWith(needle: string): string[] {
 }
 
 
+/** Everything a host suite started, stopped, and its folder removed. */
+async function teardown(ex: Executor | undefined, sshd: Sshd | undefined, srv: FakeServer | undefined, dir: string): Promise<void> {
+  delete process.env.AUTOBENCH_CLIENT_JS;
+  await ex?.close();
+  await sshd?.close();
+  await srv?.close();
+  cleanup(dir);
+}
+
 /** An ssh executor on the test sshd, its host key pinned in a known_hosts of its own. */
 async function connectTo(sshd: Sshd): Promise<SshExecutor> {
   const knownHostsPath = path.join(sshd.dir, 'known_hosts');
@@ -167,13 +176,7 @@ describe('the client on the host through ssh (a real sshd on 127.0.0.1)', { skip
     process.env.AUTOBENCH_CLIENT_JS = await clientBundle();
   });
 
-  after(async () => {
-    delete process.env.AUTOBENCH_CLIENT_JS;
-    await ex?.close();
-    await sshd?.close();
-    await srv?.close();
-    cleanup(cache);
-  });
+  after(() => teardown(ex, sshd, srv, cache));
 
   test('the bundle is copied once (checked by sha256) and gives the in-process result', { timeout: 90_000 }, async () => {
     const setup = await prepareHostClient(ex);
@@ -247,13 +250,7 @@ describe('without a usable node on the host the trial goes through the port forw
     process.env.AUTOBENCH_CLIENT_JS = await clientBundle();
   });
 
-  after(async () => {
-    delete process.env.AUTOBENCH_CLIENT_JS;
-    await ex?.close();
-    await sshd?.close();
-    await srv?.close();
-    cleanup(dir);
-  });
+  after(() => teardown(ex, sshd, srv, dir));
 
   test("placement 'forward', why, and the forward's overhead under the trial's load", { timeout: 60_000 }, async () => {
     const fwd = await ex.forward(srv.port);
