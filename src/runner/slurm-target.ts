@@ -1,7 +1,7 @@
 // The slurm target: every launch (a candidate, its smoke, a repeat) is a batch job of its own holding the candidate's GPUs;
 // the server and the trials run in it as srun steps; jobs of the run are recorded, cancelled on the way out and accounted.
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { PlanSlurm } from '../core/plan/slurm';
 import { DEFAULT_SLURM_TIME_LIMIT } from '../core/plan/slurm';
@@ -9,7 +9,7 @@ import { LocalExecutor, type Executor, type SecretSource } from '../exec';
 import { SlurmCluster, SubmitRefused, isEnded } from '../exec/slurm/cluster';
 import type { SlurmPartition } from '../core/plan/slurm-partitions';
 import type { JobInfo } from '../exec/slurm/commands';
-import { SlurmJobExecutor } from '../exec/slurm/job-executor';
+import { SlurmAllocationExecutor, SlurmJobExecutor } from '../exec/slurm/job-executor';
 import { DEFAULT_PORTS, LAUNCH_ENV, freePort, portFlag, simLaunchEnv, simSettingsOf, simShimEnv } from './launch-env';
 import type { PlaceRefused, PlaceRequest, Placement, RunTarget, SimSettings, SlurmJobRecord } from './target-types';
 import type { RunOptions } from './types';
@@ -48,36 +48,7 @@ export async function openSlurmTarget(opts: RunOptions, secrets: SecretSource, g
   const cluster = new SlurmCluster(login);
   const partition = choosePartition(await cluster.partitions(slurm.gres), partitionArg ?? slurm.partition);
   const sim = shims ? simSettingsOf(opts, shims.binDir, gpuModel) : undefined;
-  return new SlurmTarget({ opts, secrets, env, sim, cluster, partition, slurm }, new OneShotSteps(login, partition.name, slurm));
-}
-
-/** Commands before any job exists (a framework's --help and version): a one-task srun allocation each, no GPU. */
-class OneShotSteps extends LocalExecutor {
-  constructor(
-    private readonly login: LocalExecutor,
-    private readonly partition: string,
-    private readonly slurm: PlanSlurm,
-  ) {
-    super();
-  }
-
-  override describe(): string {
-    return `slurm partition ${this.partition} (one job per candidate; commands as srun steps)`;
-  }
-
-  override run(cmd: readonly string[], opts?: Parameters<Executor['run']>[1]): ReturnType<Executor['run']> {
-    const s = this.slurm;
-    const head = ['srun', `--partition=${this.partition}`, '--nodes=1', '--ntasks=1', '--time=10', '--export=ALL'];
-    if (s.account) head.push(`--account=${s.account}`);
-    if (s.qos) head.push(`--qos=${s.qos}`);
-    if (s.constraint) head.push(`--constraint=${s.constraint}`);
-    if (s.containerImage) head.push(`--container-image=${s.containerImage}`);
-    return this.login.run([...head, '--', ...cmd], opts);
-  }
-
-  override start(): ReturnType<Executor['start']> {
-    return Promise.reject(new Error('slurm: a server starts in a job of its own (the runner places each launch)'));
-  }
+  return new SlurmTarget({ opts, secrets, env, sim, cluster, partition, slurm }, new SlurmAllocationExecutor(login, { ...slurm, partition: partition.name }));
 }
 
 class SlurmTarget implements RunTarget {
@@ -144,7 +115,7 @@ class SlurmTarget implements RunTarget {
 
   private async submit(req: PlaceRequest): Promise<SlurmJobRecord | PlaceRefused> {
     const s = this.s.slurm;
-    const tag = this.s.opts.outDir.split('/').filter(Boolean).pop() ?? 'run';
+    const tag = basename(resolve(this.s.opts.outDir));
     const name = `autobench-${tag}-${req.framework}-${req.candidateId}-${req.purpose}`.replace(/[^A-Za-z0-9_.-]/g, '_');
     // Absolute: sbatch resolves a relative --output against the job's working directory, not ours.
     const runDir = resolve(this.s.opts.outDir);

@@ -1,7 +1,7 @@
 // Slurm's command lines and answers: sbatch for a candidate's job (argv, never a shell string), srun steps, and the parsers of squeue, sacct, sinfo and scontrol.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HOLD_SCRIPT, finishArgv, parseJobId, parseNodeAddr, parseSacct, parseSqueue, sbatchArgv, srunArgv } from '../../src/exec/slurm/commands';
+import { HOLD_SCRIPT, finishArgv, parseJobId, parseNodeAddr, parseSacct, parseSqueue, sbatchArgv, srunAllocationArgv, srunArgv } from '../../src/exec/slurm/commands';
 
 test('sbatch: one word per option, the plan\'s settings, GRES from the candidate, the holding script last', () => {
   const argv = sbatchArgv({ name: 'autobench-run-vllm-c1-search', partition: 'gpu', account: 'ml', qos: 'high', timeLimit: '02:00:00', gres: 'gpu', gpus: 4, constraint: 'h100', exclusive: true, output: '/runs/x/slurm/a-%j.out', chdir: '/runs/x', extra: ['--reservation=bench'] });
@@ -16,6 +16,8 @@ test('sbatch: one word per option, the plan\'s settings, GRES from the candidate
 test('srun steps share the job (--overlap); the command follows --, untouched; a container image when the plan names one', () => {
   assert.deepEqual(srunArgv({ jobId: '7' }, ['vllm', 'serve', 'a b', '--x=$(y)']), ['srun', '--jobid=7', '--overlap', '--nodes=1', '--ntasks=1', '--export=ALL', '--', 'vllm', 'serve', 'a b', '--x=$(y)']);
   assert.ok(srunArgv({ jobId: '7', containerImage: 'nvcr.io/nvidia/vllm:25.01' }, ['x']).includes('--container-image=nvcr.io/nvidia/vllm:25.01'));
+  // Before any job exists (--help, version): an allocation of its own in the plan's partition, account and node type.
+  assert.deepEqual(srunAllocationArgv({ partition: 'gpu', account: 'ml', constraint: 'h100' }, ['vllm', '--version']), ['srun', '--partition=gpu', '--nodes=1', '--ntasks=1', '--time=10', '--export=ALL', '--account=ml', '--constraint=h100', '--', 'vllm', '--version']);
 });
 
 test('parsers: sbatch ids, squeue and sacct rows (N/A times dropped, CANCELLED by 0 read as CANCELLED), NodeAddr (sinfo: test/extension/slurm-targets.test.ts)', () => {

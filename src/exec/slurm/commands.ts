@@ -62,6 +62,24 @@ export function srunArgv(o: StepOptions, argv: readonly string[]): string[] {
   return [...out, '--', ...argv];
 }
 
+export interface AllocationOptions {
+  partition: string;
+  account?: string;
+  qos?: string;
+  constraint?: string;
+  containerImage?: string;
+}
+
+/** A command in an allocation of its own (one task, no GPU, ten minutes at most): a framework's --help and version before any job exists. */
+export function srunAllocationArgv(o: AllocationOptions, argv: readonly string[]): string[] {
+  const out = ['srun', `--partition=${o.partition}`, '--nodes=1', '--ntasks=1', '--time=10', '--export=ALL'];
+  if (o.account) out.push(`--account=${o.account}`);
+  if (o.qos) out.push(`--qos=${o.qos}`);
+  if (o.constraint) out.push(`--constraint=${o.constraint}`);
+  if (o.containerImage) out.push(`--container-image=${o.containerImage}`);
+  return [...out, '--', ...argv];
+}
+
 export type JobState = 'PENDING' | 'CONFIGURING' | 'RUNNING' | 'COMPLETING' | 'COMPLETED' | 'CANCELLED' | 'FAILED' | 'TIMEOUT' | 'NODE_FAIL' | 'PREEMPTED' | 'OUT_OF_MEMORY' | 'BOOT_FAIL' | 'DEADLINE' | 'SUSPENDED' | 'UNKNOWN';
 
 export interface JobInfo {
