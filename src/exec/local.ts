@@ -160,6 +160,10 @@ export class LocalExecutor implements Executor {
     await cp(remotePath, localPath, { recursive: true, force: true });
   }
 
+  async remove(remotePath: string): Promise<void> {
+    await rm(remotePath, { recursive: true, force: true });
+  }
+
   async copyTo(localPath: string, remotePath: string): Promise<void> {
     if (resolve(remotePath) === resolve(localPath)) return;
     await mkdir(dirname(remotePath), { recursive: true });

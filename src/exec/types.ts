@@ -104,6 +104,11 @@ export interface Executor {
    * and callers fall back (the runner then measures through forward()).
    */
   copyTo?(localPath: string, remotePath: string): Promise<void>;
+  /**
+   * A file or folder on the target removed, if there. Optional: callers without it run `rm -rf` there (a Slurm job's
+   * files are on a shared file system, where removing them needs no job step).
+   */
+  remove?(remotePath: string): Promise<void>;
   /** Called when the transport to the target breaks; returns an unsubscribe function. */
   onConnectionLost(listener: (err: ConnectionLostError) => void): () => void;
   /** Stops every server still running, then releases the transport. */

@@ -119,7 +119,7 @@ export class HostClient {
     } finally {
       rmSync(local, { recursive: true, force: true });
       // Best effort: a lost connection leaves the folder to the next run's clean-up (host-node.ts).
-      await this.executor.run(['rm', '-rf', '--', dir], { timeoutMs: 30_000 }).catch(() => undefined);
+      await (this.executor.remove ? this.executor.remove(dir) : this.executor.run(['rm', '-rf', '--', dir], { timeoutMs: 30_000 })).catch(() => undefined);
     }
   }
 

@@ -54,6 +54,10 @@ export class SlurmJobExecutor implements Executor {
     return this.login.copyTo(localPath, remotePath);
   }
 
+  remove(remotePath: string): Promise<void> {
+    return this.login.remove(remotePath);
+  }
+
   onConnectionLost(_listener: (err: ConnectionLostError) => void): () => void {
     return () => undefined;
   }
