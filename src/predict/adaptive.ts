@@ -9,8 +9,9 @@ import { featuresOf, fitFramework, predictFactors, type CalibrationPoint, type F
 import { engineFor, predictOptions } from './engine';
 import { fitCandidate, type CandidateFit, type Observation } from './fit';
 import { planGpu, predictCandidate } from './plan';
-import { RACE_Z, Race, type Outcome } from './race';
-import type { CandidatePrediction } from './types';
+import { RACE_Z, Race, type Outcome, type Standing } from './race';
+import { capacityMiss, capacityWith } from './measured';
+import type { CandidatePrediction, Factors } from './types';
 
 export interface AdaptiveEntry {
   key: string;
@@ -38,8 +39,19 @@ export interface AdaptiveOptions {
   measure(e: AdaptiveEntry, hints: ReadonlyMap<string, number>): Promise<Measurement | 'cancelled'>;
   /** Candidates measured at once (default 1: each choice sees every earlier measurement). */
   parallel?: number;
+  /**
+   * Called when no unmeasured candidate can still win (the runner repeats its finalists there): the scenarios whose
+   * verdict names a winner. A skipped candidate that could tie with such a winner is measured too (Race.settle),
+   * and this is called again until none is.
+   */
+  settle?(): Promise<Settled | 'cancelled'>;
   /** Told after each fit: the candidate, its fit, and its framework's model. */
   onCalibrated?(e: AdaptiveEntry, fit: CandidateFit | undefined, model: FrameworkModel): void;
+}
+
+/** What the verdict says once the race has nothing left (after repeats): per scenario it decides, the winner's confirmed rate. */
+export interface Settled {
+  decided: ReadonlyMap<string, number>;
 }
 
 export interface AdaptiveResult {
@@ -96,6 +108,20 @@ export async function runAdaptive(o: AdaptiveOptions): Promise<AdaptiveResult> {
     race.predict(e.key, p);
   }
   const measured: string[] = [];
+  for (;;) {
+    if ((await raceOn(o, race, cal, measured, predictOpts)) === 'cancelled') return { measured, skipped: [], models: cal.models, predictions: predictionsOf(race, o.entries), initial, cancelled: true };
+    const settled = o.settle ? await o.settle() : undefined;
+    if (settled === 'cancelled') return { measured, skipped: [], models: cal.models, predictions: predictionsOf(race, o.entries), initial, cancelled: true };
+    if (!settled) break;
+    race.settle(settled.decided);
+    if (race.next() === undefined) break;
+  }
+  const skipped = o.entries.filter((e) => !race.isMeasured(e.key)).map((entry) => ({ entry, reason: race.hopeless(entry.key) ?? 'not measured' }));
+  return { measured, skipped, models: cal.models, predictions: predictionsOf(race, o.entries), initial, cancelled: false };
+}
+
+/** Measures the most promising candidates (up to `parallel` at once) until none can still win; 'cancelled' when a measurement was. */
+async function raceOn(o: AdaptiveOptions, race: Race, cal: Calibrator, measured: string[], predictOpts: Parameters<typeof predictCandidate>[4]): Promise<'done' | 'cancelled'> {
   // Up to `parallel` candidates measured at once (one: each choice sees every earlier measurement).
   const inFlight = new Map<string, Promise<{ e: AdaptiveEntry; m: Measurement | 'cancelled' }>>();
   for (;;) {
@@ -103,19 +129,27 @@ export async function runAdaptive(o: AdaptiveOptions): Promise<AdaptiveResult> {
       const e = o.entries.find((x) => x.key === key) as AdaptiveEntry;
       inFlight.set(key, o.measure(e, hintsOf(race.prediction(key))).then((m) => ({ e, m })));
     }
-    if (inFlight.size === 0) break;
+    if (inFlight.size === 0) return 'done';
     const { e, m } = await Promise.race(inFlight.values());
     inFlight.delete(e.key);
     if (m === 'cancelled') {
       await Promise.allSettled(inFlight.values());
-      return { measured, skipped: [], models: cal.models, predictions: predictionsOf(race, o.entries), initial, cancelled: true };
+      return 'cancelled';
     }
     race.record(e.key, m.outcome);
     measured.push(e.key);
-    if (m.outcome !== 'failed') recalibrate(o, cal, race, e, m.observations, predictOpts);
+    if (m.outcome !== 'failed') recalibrate(o, cal, race, e, m, predictOpts);
   }
-  const skipped = o.entries.filter((e) => !race.isMeasured(e.key)).map((entry) => ({ entry, reason: race.hopeless(entry.key) ?? 'not measured' }));
-  return { measured, skipped, models: cal.models, predictions: predictionsOf(race, o.entries), initial, cancelled: false };
+}
+
+/** The largest miss of the fitted model's capacity against what was measured, over the candidate's scenarios. */
+function capacityErrorOf(o: AdaptiveOptions, e: AdaptiveEntry, factors: Factors, standings: ReadonlyMap<string, Standing>): number {
+  let worst = 0;
+  for (const [sc, st] of standings) {
+    const cap = capacityWith(o.plan, planGpu(o.plan), e.framework, e.cand, sc, factors, st.lo, o.sim);
+    if (cap !== null) worst = Math.max(worst, capacityMiss(cap, st));
+  }
+  return worst;
 }
 
 function predictionsOf(race: Race, entries: readonly AdaptiveEntry[]): Map<string, CandidatePrediction> {
@@ -128,13 +162,13 @@ function predictionsOf(race: Race, entries: readonly AdaptiveEntry[]): Map<strin
 }
 
 /** Fits the measured candidate, refits its framework, and re-predicts the framework's unmeasured candidates from where they were. */
-function recalibrate(o: AdaptiveOptions, cal: Calibrator, race: Race, e: AdaptiveEntry, obs: Observation[], predictOpts: Parameters<typeof predictCandidate>[4]): void {
+function recalibrate(o: AdaptiveOptions, cal: Calibrator, race: Race, e: AdaptiveEntry, m: Measurement, predictOpts: Parameters<typeof predictCandidate>[4]): void {
   const engine = engineFor(e.framework, e.cand, predictOptions(planGpu(o.plan), o.sim));
-  if (!engine.ok) return;
+  if (!engine.ok || m.outcome === 'failed') return;
   const start = cal.factorsFor(e.framework, e.cand)?.factors;
-  const fit = fitCandidate(engine.config, obs, start);
+  const fit = fitCandidate(engine.config, m.observations, start);
   if (!fit) return;
-  const model = cal.add(e.framework, { candidate: e.cand.id, features: featuresOf(e.cand), factors: fit.factors });
+  const model = cal.add(e.framework, { candidate: e.cand.id, features: featuresOf(e.cand), factors: fit.factors, capacityError: capacityErrorOf(o, e, fit.factors, m.outcome) });
   o.onCalibrated?.(e, fit, model);
   // The first measurement of a framework moves every prediction of it; later ones re-predict only those still in the race.
   const first = model.points.length === 1;

@@ -10,12 +10,24 @@ const RIDGE = 0.08;
 export const FLAG_SD = 0.144;
 /** No prediction is trusted to better than this (the measurements' own noise). */
 export const MIN_REL_ERROR = 0.05;
+/**
+ * How far one launch's SLA capacity varies from another's of the same command (sd, relative): 6-11% measured with
+ * 3% launch noise (bench/verdicts.ts; the knee amplifies it). A capacity measured in an earlier run predicts this
+ * run's no closer.
+ */
+export const LAUNCH_REL_ERROR = 0.1;
 
 /** One measured candidate: its flag values and the factors its fit found. */
 export interface CalibrationPoint {
   candidate: string;
   features: string[];
   factors: Factors;
+  /**
+   * How far the model with these factors still missed this candidate's measured SLA capacity (the largest log miss
+   * over its scenarios, 0 inside the measured interval): two speed factors fitted to latencies need not reproduce
+   * every scenario's knee, so a later prediction of the same command is trusted no closer than this.
+   */
+  capacityError?: number;
 }
 
 /** The fitted model of one framework: intercept and per-flag-value terms (log factors). */
@@ -106,7 +118,7 @@ function modelFactors(m: FrameworkModel, features: readonly string[]): Factors {
 export function predictFactors(m: FrameworkModel | undefined, features: readonly string[]): { factors: Factors; relError: number } {
   if (!m || m.points.length === 0) return { factors: { prefill: 1, decode: 1 }, relError: PRIOR_REL_ERROR };
   const exact = m.points.find((p) => p.features.length === features.length && p.features.every((f, i) => f === features[i]));
-  if (exact) return { factors: exact.factors, relError: MIN_REL_ERROR };
+  if (exact) return { factors: exact.factors, relError: Math.hypot(LAUNCH_REL_ERROR, exact.capacityError ?? 0) };
   const unseen = features.filter((f) => !(f in m.terms)).length;
   // Seen values that only one measured candidate carries are barely separated from the intercept: count them half.
   const weak = features.filter((f) => f in m.terms && m.points.filter((p) => p.features.includes(f)).length < 2).length;

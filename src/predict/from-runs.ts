@@ -15,7 +15,8 @@ import { fitCandidate, type CandidateFit } from './fit';
 import { planGpu } from './plan';
 import type { StoreKey } from './store';
 import { UNIT_FACTORS, type Factors } from './types';
-import { capacityWith, median, observationsOf, standingsOf } from './measured';
+import { capacityMiss, capacityWith, median, observationsOf, standingsOf } from './measured';
+import type { Standing } from './race';
 
 /** A run directory as `autobench run --out` wrote it, read back. */
 export interface RunDir {
@@ -185,6 +186,7 @@ export function calibrateRun(run: RunDir): RunCalibration {
     const candidates: CandidateCalibration[] = [];
     const unfitted: Array<{ candidate: string; reason: string }> = [];
     const measured = new Map<string, Map<string, number>>();
+    const standings = new Map<string, Map<string, Standing>>();
     const cands = new Map<string, Candidate>();
     for (const m of [...measuredKeys.values()].filter((x) => x.fw === fw)) {
       const cand = candidateOf(plan, fw, m.id, m.command);
@@ -205,7 +207,9 @@ export function calibrateRun(run: RunDir): RunCalibration {
         unfitted.push({ candidate: m.id, reason: 'no trial with valid p50 TTFT and TPOT to fit' });
         continue;
       }
-      measured.set(m.id, new Map([...standingsOf(plan, rows).entries()].map(([k, v]) => [k, v.lo])));
+      const st = standingsOf(plan, rows);
+      standings.set(m.id, st);
+      measured.set(m.id, new Map([...st.entries()].map(([k, v]) => [k, v.lo])));
       cands.set(m.id, cand);
       candidates.push({ framework: fw, candidate: cand.id, features: featuresOf(cand), observations: fit.observations, trials: obs.length, factors: fit.factors, fit, scenarios: [] });
     }
@@ -222,6 +226,12 @@ export function calibrateRun(run: RunDir): RunCalibration {
         const leaveOneOut = loo ? capacity(fw, cand, sc.name, loo, m ?? undefined) : null;
         return { scenario: sc.name, measured: m, before, after, leaveOneOut, errorBefore: relativeError(before, m), errorAfter: relativeError(after, m), errorLeaveOneOut: relativeError(leaveOneOut, m) };
       });
+    }
+    // Each point's capacity error: how far its own fitted model still misses its measured capacity (a later exact prediction's error).
+    for (const p of points) {
+      const c = candidates.find((x) => x.candidate === p.candidate);
+      const st = standings.get(p.candidate);
+      p.capacityError = Math.max(0, ...(c?.scenarios ?? []).map((s) => (s.after !== null && st?.get(s.scenario) ? capacityMiss(s.after, st.get(s.scenario) as Standing) : 0)));
     }
     const abs = (k: 'errorBefore' | 'errorAfter' | 'errorLeaveOneOut'): number | null =>
       median(candidates.flatMap((c) => c.scenarios.map((s) => s[k])).filter((x): x is number => x !== null).map(Math.abs));

@@ -1,4 +1,4 @@
-// What measured rows say to the predictor, read one way for the runner's adaptive stage, `autobench calibrate` and the search benchmark: the trials' latencies (observations), each scenario's SLA capacity as the verdict reads it, and the model's capacity with given factors to compare it with.
+// What measured rows say to the predictor, read one way for the runner's adaptive stage, `autobench calibrate` and the search benchmark: the trials' latencies (observations), each scenario's SLA capacity as the verdict reads it, which scenarios the verdict decides, and the model's capacity with given factors to compare it with.
 import type { RunPlan } from '../core/plan/types';
 import { fromPlainJson, type PyObject } from '../core/py/json';
 import type { ResultRow } from '../core/results/rows';
@@ -13,6 +13,7 @@ import type { Observation } from './fit';
 export { median } from './stats';
 import { concurrencyOf } from './plan';
 import type { Factors } from './types';
+import type { SimOptions } from '../sim/options';
 import type { Standing } from './race';
 
 /** The valid trials' latencies (modelled time on the simulator) and whether they met the SLA, for calibration. */
@@ -40,10 +41,27 @@ export function standingsOf(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: read
   return out;
 }
 
+/** The scenarios whose verdict over these rows (every candidate's) names a winner, with its confirmed rate. */
+export function decidedScenarios(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: readonly object[]): Map<string, number> {
+  const work = prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { sla: plan.sla } as unknown as RunFacts);
+  const out = new Map<string, number>();
+  for (const sc of plan.scenarios) {
+    const v = scenarioVerdict(work, sc.name);
+    if (v.decided && v.winner) out.set(sc.name, v.winner.interval[0]);
+  }
+  return out;
+}
+
+/** How far a predicted capacity lies outside a measured standing [lo, hi), as a log ratio (0 inside). */
+export function capacityMiss(predicted: number, s: Standing): number {
+  if (!(predicted > 0) || !(s.lo > 0)) return 0;
+  return Math.max(0, Math.log(s.lo / predicted), Number.isFinite(s.hi) ? Math.log(predicted / s.hi) : 0);
+}
+
 /** The model's predicted SLA capacity of a candidate in one scenario with the given speed factors (null: no such scenario, or it would not start). */
-export function capacityWith(plan: RunPlan, gpu: string | undefined, fw: FrameworkKey, cand: Candidate, scenario: string, factors: Factors, hint?: number): number | null {
+export function capacityWith(plan: RunPlan, gpu: string | undefined, fw: FrameworkKey, cand: Candidate, scenario: string, factors: Factors, hint?: number, sim?: Partial<SimOptions>): number | null {
   const sc = plan.scenarios.find((s) => s.name === scenario);
-  const e = engineFor(fw, cand, predictOptions(gpu), factors);
+  const e = engineFor(fw, cand, predictOptions(gpu, sim), factors);
   if (!sc || !e.ok) return null;
   return predictCapacity(e.config, { scenario: sc, concurrency: concurrencyOf(plan), sla: plan.sla, ...(hint ? { hint } : {}) }).capacity;
 }

@@ -4,9 +4,9 @@
 import type { FrameworkKey } from '../core/frameworks/types';
 import { isForced, type SearchStrategyRecord } from '../core/plan/strategy';
 import type { PlanFramework } from '../core/plan/types';
-import { runAdaptive, type AdaptiveEntry, type AdaptiveResult, type Measurement } from '../predict/adaptive';
+import { runAdaptive, type AdaptiveEntry, type AdaptiveResult, type Measurement, type Settled } from '../predict/adaptive';
 import type { CalibrationPoint } from '../predict/calibration';
-import { capacityWith, median, observationsOf, standingsOf } from '../predict/measured';
+import { capacityWith, decidedScenarios, median, observationsOf, standingsOf } from '../predict/measured';
 import { planGpu } from '../predict/plan';
 import { loadStore, mergePoints, pointsFor, saveStore, type StoreKey } from '../predict/store';
 import type { RunContext } from './context';
@@ -51,11 +51,15 @@ export async function runAdaptiveStrategy(ctx: RunContext, record: SearchStrateg
     return { outcome: measured ? standingsOf(ctx.plan, rows) : 'failed', observations: observationsOf(ctx.plan, rows) };
   };
   ctx.log('info', `adaptive: predicting ${entries.length} candidate(s) with the engine model${[...prior.values()].some((p) => p.length) ? ` (calibrated by ${storePath})` : ''}`);
-  const result = await runAdaptive({ plan: ctx.plan, parallel: ctx.slots.size, entries, forced: entries.filter((e) => isForced(ctx.opts.force, e.framework, e.cand.id)).map((e) => e.key), prior, measure, onCalibrated: (e, fit) => fit && ctx.log('info', `adaptive: ${e.key} measured; model error ${pctOf(fit.errorBefore)} -> ${pctOf(fit.errorAfter)} after fitting (prefill x${fit.factors.prefill.toFixed(2)}, decode x${fit.factors.decode.toFixed(2)})`) });
+  // Repeats once nothing else can win; where the verdict then names a winner, a skipped candidate that could tie is measured too.
+  const settle = async (): Promise<Settled | 'cancelled'> => {
+    await repeatLeaders(ctx, run);
+    return ctx.aborted ? 'cancelled' : { decided: decidedScenarios(ctx.plan, run.flatMap((f) => ctx.ledger.rowsOf(f.framework))) };
+  };
+  const result = await runAdaptive({ plan: ctx.plan, parallel: ctx.slots.size, entries, forced: entries.filter((e) => isForced(ctx.opts.force, e.framework, e.cand.id)).map((e) => e.key), prior, measure, settle, onCalibrated: (e, fit) => fit && ctx.log('info', `adaptive: ${e.key} measured; model error ${pctOf(fit.errorBefore)} -> ${pctOf(fit.errorAfter)} after fitting (prefill x${fit.factors.prefill.toFixed(2)}, decode x${fit.factors.decode.toFixed(2)})`) });
   writeAdaptivePredictions(ctx, result.initial, result.predictions);
   if (result.cancelled) return;
   recordSkips(ctx, run, result);
-  await repeatLeaders(ctx, run);
   finishRecord(ctx, record, result, entries);
   if (store && storePath) {
     for (const [fw, m] of result.models) mergePoints(store, storeKey(ctx, fw), m.points, ctx.manifest.run_id);

@@ -198,7 +198,8 @@ describe('autobench predict', () => {
     const caps = (p: PlanPrediction, fw: string) => p.candidates.filter((c) => c.framework === fw).flatMap((c) => c.scenarios.map((s) => s.capacity));
     assert.notDeepEqual(caps(cal, 'vllm'), caps(plain, 'vllm'), 'calibrated vllm capacities differ');
     assert.deepEqual(caps(cal, 'sglang'), caps(plain, 'sglang'), 'sglang has no entry: unchanged');
-    for (const c of cal.candidates) assert.equal(c.relError, c.framework === 'vllm' ? 0.05 : 0.3, `${c.framework} ${c.candidate}`);
+    // Each vllm candidate was measured before (an exact store point without capacityError): another launch's noise, 10%.
+    for (const c of cal.candidates) assert.equal(c.relError, c.framework === 'vllm' ? 0.1 : 0.3, `${c.framework} ${c.candidate}`);
     // The default store: .autobench/calibration.json in the current folder, unless --no-calibration.
     const ws = join(dir, 'ws');
     mkdirSync(join(ws, '.autobench'), { recursive: true });

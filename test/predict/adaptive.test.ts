@@ -10,6 +10,7 @@ import { engineFor, predictOptions } from '../../src/predict/engine';
 import { fitCandidate } from '../../src/predict/fit';
 import { requestsFor } from '../../src/predict/point';
 import { Race } from '../../src/predict/race';
+import { runAdaptive } from '../../src/predict/adaptive';
 import type { CandidatePrediction } from '../../src/predict/types';
 import { simulateLoad } from '../../src/sim/virtual';
 import { cleanup, planYaml, REPO, runOnSim, tempDir } from '../support/runner';
@@ -62,6 +63,14 @@ describe('calibration', () => {
     assert.ok(Math.abs(got.factors.prefill / want.prefill - 1) < 0.05, `prefill ${got.factors.prefill} vs ${want.prefill}`);
     assert.ok(Math.abs(got.factors.decode / want.decode - 1) < 0.05, `decode ${got.factors.decode} vs ${want.decode}`);
     assert.ok(predictFactors(m, [...feat(1, 2), 'c=9'].sort()).relError > got.relError, 'an unseen value adds error');
+  });
+
+  test('a command measured before is trusted only as closely as another launch, and its fitted model, reproduce its capacity', () => {
+    const feats = ['a=1', 'x=1'];
+    const m = fitFramework([{ candidate: 'c1', features: feats, factors: { prefill: 1.1, decode: 0.9 }, capacityError: 0.4 }]);
+    assert.ok(Math.abs(predictFactors(m, feats).relError - Math.hypot(0.1, 0.4)) < 1e-12);
+    const old = fitFramework([{ candidate: 'c1', features: feats, factors: { prefill: 1.1, decode: 0.9 } }]);
+    assert.equal(predictFactors(old, feats).relError, 0.1, 'a store written before capacityError: launch-to-launch noise only');
   });
 });
 
@@ -127,6 +136,55 @@ describe('the race', () => {
     assert.equal(r.next(), 'vllm b');
   });
 
+  test('while racing, a candidate that could only tie (not come first) is skipped; once the verdict names a winner, it is measured', () => {
+    // Optimistic 8.5 vs a leader at 10: it cannot come out on top, but could tie (within DECISION_MARGIN).
+    const r = new Race(['vllm a', 'vllm b', 'vllm c'], ['s']);
+    r.predict('vllm a', pred('a', 10, 11));
+    r.predict('vllm b', pred('b', 7, 8.5));
+    r.predict('vllm c', pred('c', 6, 8));
+    r.record('vllm a', new Map([['s', { lo: 10, hi: 10.5 }]]));
+    assert.match(r.hopeless('vllm b') ?? '', /predicted 30% behind the leader/);
+    assert.equal(r.next(), undefined);
+    // Settled with no decided scenario: nothing changes.
+    r.settle(new Map());
+    assert.equal(r.next(), undefined);
+    // The verdict names a winner in s: a run that measured b would call it a tie, so b is measured; c could not tie.
+    r.settle(new Map([['s', 10]]));
+    assert.equal(r.hopeless('vllm b'), undefined);
+    assert.equal(r.next(), 'vllm b');
+    assert.match(r.hopeless('vllm c') ?? '', /predicted 40% behind the leader/);
+  });
+
+  test('runAdaptive: settle reports a decided scenario, and the candidate that could tie is measured before the run ends', async () => {
+    const p = readRunPlan({ text: RACE_PLAN, path: 'race.plan.yaml' });
+    const entries = p.frameworks.filter((f) => f.status === 'run').flatMap((f) => f.candidates.filter((c) => !c.skip).map((cand) => ({ key: `${f.framework} ${cand.id}`, framework: f.framework, cand })));
+    const [lead, close, ...rest] = entries;
+    const predFor = (e: (typeof entries)[number], capacity: number, upper: number): [string, CandidatePrediction] => [e.key, { ...pred(e.cand.id, capacity, upper), framework: e.framework, scenarios: [{ scenario: 'chat', concurrency: null, capacity, upper, curve: [], atCapacity: undefined }] }];
+    const initial = new Map([predFor(lead!, 10, 11), predFor(close!, 7, 8.5), ...rest.map((e) => predFor(e, 1, 1.2))]);
+    const capacity = new Map([[lead!.key, 10], [close!.key, 8.6]]);
+    const seen: string[] = [];
+    const settles: string[][] = [];
+    const r = await runAdaptive({
+      plan: p,
+      entries,
+      initial,
+      measure: (e) => {
+        seen.push(e.key);
+        const lo = capacity.get(e.key) ?? 1;
+        return Promise.resolve({ outcome: new Map([['chat', { lo, hi: lo * 1.05 }]]), observations: [] });
+      },
+      // The verdict names the leader the winner until the close candidate is measured; then it is a tie.
+      settle: () => {
+        const decided = seen.includes(close!.key) ? [] : ['chat'];
+        settles.push(decided);
+        return Promise.resolve({ decided: new Map(decided.map((sc) => [sc, 10])) });
+      },
+    });
+    assert.deepEqual(r.measured, [lead!.key, close!.key]);
+    assert.deepEqual(settles, [['chat'], []]);
+    assert.equal(r.skipped.length, rest.length);
+  });
+
   test('never drops the candidate the grid ranks first when its lead exceeds the noise (hidden perturbations, virtual clock)', { timeout: 600_000 }, async () => {
     // Two frameworks whose candidates differ a lot (max running requests 4..256), so some seeds give grid a clear winner.
     const p = readRunPlan({ text: RACE_PLAN, path: 'race.plan.yaml' });
@@ -153,7 +211,7 @@ describe('adaptive runs on the simulated engine', () => {
   const dirs: string[] = [];
   after(() => dirs.forEach(cleanup));
   const text = planYaml({
-    frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096\nsearch_space:\n  max_num_seqs: [2]' },
+    frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096\nsearch_space:\n  max_num_seqs: [1]' },
     dataset: 'num_prompts: 32\nscenario_names: [chat]\ninput_len: [512]\noutput_len: [64]',
     benchmark: 'request_rates: null\nqps: {lower: 0.5, upper: 32, tolerance: 1, max_rounds: 4}',
     sla: 'max_p50_ttft_ms: 300\nmax_p50_tpot_ms: 40',

@@ -6,7 +6,7 @@ import type { RunFacts } from '../../../src/core/results/run-facts';
 import { prepareWork, type Work } from '../../../src/core/results/report/work';
 import { DECISION_MARGIN, scenarioVerdict, type ScenarioVerdict } from '../../../src/core/results/verdict';
 import { runAdaptive, type AdaptiveEntry, type AdaptiveResult } from '../../../src/predict/adaptive';
-import { standingsOf } from '../../../src/predict/measured';
+import { decidedScenarios, standingsOf } from '../../../src/predict/measured';
 import { searchAround } from '../../../src/predict/race';
 import type { CandidatePrediction } from '../../../src/predict/types';
 import type { RateSearchConfig } from '../../../src/runner/rate-search';
@@ -41,7 +41,7 @@ function planSearch(t: Truth): RateSearchConfig {
  * The runner's repeats stage (src/runner/repeats.ts): per framework × scenario the best FINALISTS contenders, each
  * repeated REPEATS times on fresh launches; with `global` (adaptive) only those that can reach the run's leader.
  */
-function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], global: boolean): number {
+function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], global: boolean, done = new Set<string>()): number {
   let gpu = 0;
   const all = workOf(t, rows);
   const floor = new Map(t.plan.scenarios.map((sc) => [sc.name, global ? (scenarioVerdict(all, sc.name).ranked[0]?.interval[0] ?? 0) : 0]));
@@ -59,8 +59,13 @@ function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[
       }
     }
   }
-  for (const [cand, pts] of chosen) {
+  // As the runner's ledger does: a point repeated in an earlier call (adaptive's settle) is not repeated again.
+  const keyOf = (cand: Candidate, p: { scenario: string; rate: number }, round: number) => `${cand.framework} ${cand.id} ${p.scenario} ${p.rate} ${round}`;
+  for (const [cand, all] of chosen) {
     for (let round = 1; round <= REPEATS; round++) {
+      const pts = all.filter((p) => !done.has(keyOf(cand, p, round)));
+      if (pts.length === 0) continue;
+      pts.forEach((p) => done.add(keyOf(cand, p, round)));
       const l = launch(t, { fw: cand.framework, cand, work: pts.map((p) => ({ scenario: t.plan.scenarios.find((s) => s.name === p.scenario)!, repeatAt: p.rate, round })) });
       rows.push(...l.rows);
       gpu += l.gpuSeconds;
@@ -70,8 +75,8 @@ function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[
 }
 
 /** Repeats (per framework for grid, as the runner does; among the run's contenders for adaptive), then the verdict. */
-function finish(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], gpu: number, measured: number, global: boolean): StrategyResult {
-  gpu += repeatFinalists(t, entries, rows, global);
+function finish(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], gpu: number, measured: number, global: boolean, done?: Set<string>): StrategyResult {
+  gpu += repeatFinalists(t, entries, rows, global, done);
   const work = workOf(t, rows);
   return { verdicts: t.plan.scenarios.map((s) => scenarioVerdict(work, s.name)), gpuSeconds: gpu, measured, rows };
 }
@@ -95,6 +100,7 @@ export async function adaptive(t: Truth, initial?: ReadonlyMap<string, Candidate
   const rows: Row[] = [];
   let gpu = 0;
   const plan = planSearch(t);
+  const done = new Set<string>();
   const result = await runAdaptive({
     plan: t.plan,
     entries,
@@ -110,7 +116,12 @@ export async function adaptive(t: Truth, initial?: ReadonlyMap<string, Candidate
       gpu += l.gpuSeconds;
       return Promise.resolve({ outcome: l.started ? standingsOf(t.plan, l.rows) : 'failed', observations: l.observations });
     },
+    // The runner's settle: repeats of the finalists that can reach the leader, then the decided scenarios' winners.
+    settle: () => {
+      gpu += repeatFinalists(t, entries, rows, true, done);
+      return Promise.resolve({ decided: decidedScenarios(t.plan, rows) });
+    },
   });
-  const r = finish(t, entries, rows, gpu, result.measured.length, true);
+  const r = finish(t, entries, rows, gpu, result.measured.length, true, done);
   return { ...r, adaptive: result };
 }
