@@ -138,7 +138,7 @@ async function raceOn(o: AdaptiveOptions, race: Race, cal: Calibrator, measured:
     }
     race.record(e.key, m.outcome);
     measured.push(e.key);
-    if (m.outcome !== 'failed') recalibrate(o, cal, race, e, m, predictOpts);
+    recalibrate(o, cal, race, e, m, predictOpts);
   }
 }
 
@@ -161,7 +161,7 @@ function predictionsOf(race: Race, entries: readonly AdaptiveEntry[]): Map<strin
   return out;
 }
 
-/** Fits the measured candidate, refits its framework, and re-predicts the framework's unmeasured candidates from where they were. */
+/** Fits the measured candidate (one that started), refits its framework, and re-predicts the framework's unmeasured candidates from where they were. */
 function recalibrate(o: AdaptiveOptions, cal: Calibrator, race: Race, e: AdaptiveEntry, m: Measurement, predictOpts: Parameters<typeof predictCandidate>[4]): void {
   const engine = engineFor(e.framework, e.cand, predictOptions(planGpu(o.plan), o.sim));
   if (!engine.ok || m.outcome === 'failed') return;

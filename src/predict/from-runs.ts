@@ -185,7 +185,6 @@ export function calibrateRun(run: RunDir): RunCalibration {
   for (const fw of [...new Set([...measuredKeys.values()].map((m) => m.fw))]) {
     const candidates: CandidateCalibration[] = [];
     const unfitted: Array<{ candidate: string; reason: string }> = [];
-    const measured = new Map<string, Map<string, number>>();
     const standings = new Map<string, Map<string, Standing>>();
     const cands = new Map<string, Candidate>();
     for (const m of [...measuredKeys.values()].filter((x) => x.fw === fw)) {
@@ -207,31 +206,26 @@ export function calibrateRun(run: RunDir): RunCalibration {
         unfitted.push({ candidate: m.id, reason: 'no trial with valid p50 TTFT and TPOT to fit' });
         continue;
       }
-      const st = standingsOf(plan, rows);
-      standings.set(m.id, st);
-      measured.set(m.id, new Map([...st.entries()].map(([k, v]) => [k, v.lo])));
+      standings.set(m.id, standingsOf(plan, rows));
       cands.set(m.id, cand);
       candidates.push({ framework: fw, candidate: cand.id, features: featuresOf(cand), observations: fit.observations, trials: obs.length, factors: fit.factors, fit, scenarios: [] });
     }
     const points: CalibrationPoint[] = candidates.map((c) => ({ candidate: c.candidate, features: c.features, factors: c.factors }));
     for (const c of candidates) {
       const cand = cands.get(c.candidate) as Candidate;
-      const caps = measured.get(c.candidate) as Map<string, number>;
+      const st = standings.get(c.candidate) as Map<string, Standing>;
       const others = points.filter((p) => p.candidate !== c.candidate);
       const loo = others.length ? predictFactors(fitFramework(others), c.features).factors : undefined;
       c.scenarios = plan.scenarios.map((sc) => {
-        const m = caps.get(sc.name) ?? null;
+        const m = st.get(sc.name)?.lo ?? null;
         const before = capacity(fw, cand, sc.name, UNIT_FACTORS, m ?? undefined);
         const after = capacity(fw, cand, sc.name, c.factors, m ?? undefined);
         const leaveOneOut = loo ? capacity(fw, cand, sc.name, loo, m ?? undefined) : null;
         return { scenario: sc.name, measured: m, before, after, leaveOneOut, errorBefore: relativeError(before, m), errorAfter: relativeError(after, m), errorLeaveOneOut: relativeError(leaveOneOut, m) };
       });
-    }
-    // Each point's capacity error: how far its own fitted model still misses its measured capacity (a later exact prediction's error).
-    for (const p of points) {
-      const c = candidates.find((x) => x.candidate === p.candidate);
-      const st = standings.get(p.candidate);
-      p.capacityError = Math.max(0, ...(c?.scenarios ?? []).map((s) => (s.after !== null && st?.get(s.scenario) ? capacityMiss(s.after, st.get(s.scenario) as Standing) : 0)));
+      // How far its own fitted model still misses its measured capacity: the error of a later exact prediction of it.
+      const point = points.find((p) => p.candidate === c.candidate) as CalibrationPoint;
+      point.capacityError = Math.max(0, ...c.scenarios.map((s) => (s.after !== null && st.has(s.scenario) ? capacityMiss(s.after, st.get(s.scenario) as Standing) : 0)));
     }
     const abs = (k: 'errorBefore' | 'errorAfter' | 'errorLeaveOneOut'): number | null =>
       median(candidates.flatMap((c) => c.scenarios.map((s) => s[k])).filter((x): x is number => x !== null).map(Math.abs));

@@ -30,9 +30,14 @@ export function observationsOf(plan: Pick<RunPlan, 'scenarios'>, rows: readonly 
   return out;
 }
 
+/** Rows (plain JSON) as the verdict reads them. */
+function workOf(plan: Pick<RunPlan, 'sla'>, rows: readonly object[]): ReturnType<typeof prepareWork> {
+  return prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { sla: plan.sla } as unknown as RunFacts);
+}
+
 /** One candidate's SLA capacity interval per scenario from its rows, as the verdict reads a search (absent: it met the SLA nowhere there). */
 export function standingsOf(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: readonly object[]): Map<string, Standing> {
-  const work = prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { sla: plan.sla } as unknown as RunFacts);
+  const work = workOf(plan, rows);
   const out = new Map<string, Standing>();
   for (const sc of plan.scenarios) {
     const top = scenarioVerdict(work, sc.name).ranked[0];
@@ -43,7 +48,7 @@ export function standingsOf(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: read
 
 /** The scenarios whose verdict over these rows (every candidate's) names a winner, with its confirmed rate. */
 export function decidedScenarios(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: readonly object[]): Map<string, number> {
-  const work = prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { sla: plan.sla } as unknown as RunFacts);
+  const work = workOf(plan, rows);
   const out = new Map<string, number>();
   for (const sc of plan.scenarios) {
     const v = scenarioVerdict(work, sc.name);

@@ -51,7 +51,7 @@ export class Race {
     return this.predictions.get(key);
   }
 
-  /** A candidate's measured standing (again after repeats, replacing the earlier one). */
+  /** A measured candidate's standing, as its own search left it. */
   record(key: string, o: Outcome): void {
     this.outcomes.set(key, o);
   }
