@@ -36,7 +36,11 @@ export interface AdaptiveOptions {
   initial?: ReadonlyMap<string, CandidatePrediction>;
   /** Simulator options of the predictions (never a perturbation: the predictor does not know the GPU). */
   sim?: Partial<SimOptions>;
-  measure(e: AdaptiveEntry, hints: ReadonlyMap<string, number>): Promise<Measurement | 'cancelled'>;
+  /**
+   * Measures a candidate: per scenario, its search starts at the predicted knee (`hints`) and need not go below the
+   * floor (`floors`, Race.floors): a candidate failing there can neither win nor tie, and its search there stops.
+   */
+  measure(e: AdaptiveEntry, hints: ReadonlyMap<string, number>, floors: ReadonlyMap<string, number>): Promise<Measurement | 'cancelled'>;
   /** Candidates measured at once (default 1: each choice sees every earlier measurement). */
   parallel?: number;
   /**
@@ -127,7 +131,7 @@ async function raceOn(o: AdaptiveOptions, race: Race, cal: Calibrator, measured:
   for (;;) {
     for (let key = race.next(new Set(inFlight.keys())); key !== undefined && inFlight.size < (o.parallel ?? 1); key = race.next(new Set(inFlight.keys()))) {
       const e = o.entries.find((x) => x.key === key) as AdaptiveEntry;
-      inFlight.set(key, o.measure(e, hintsOf(race.prediction(key))).then((m) => ({ e, m })));
+      inFlight.set(key, o.measure(e, hintsOf(race.prediction(key)), race.floors(key)).then((m) => ({ e, m })));
     }
     if (inFlight.size === 0) return 'done';
     const { e, m } = await Promise.race(inFlight.values());

@@ -1,6 +1,7 @@
 // What measured rows say to the predictor, read one way for the runner's adaptive stage, `autobench calibrate` and the search benchmark: the trials' latencies (observations), each scenario's SLA capacity as the verdict reads it, which scenarios the verdict decides, and the model's capacity with given factors to compare it with.
 import type { RunPlan } from '../core/plan/types';
 import { fromPlainJson, type PyObject } from '../core/py/json';
+import { pyFloat, pyGet, pyStr } from '../core/py/ops';
 import type { ResultRow } from '../core/results/rows';
 import type { RunFacts } from '../core/results/run-facts';
 import { prepareWork } from '../core/results/report/work';
@@ -35,13 +36,19 @@ function workOf(plan: Pick<RunPlan, 'sla'>, rows: readonly object[]): ReturnType
   return prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { sla: plan.sla } as unknown as RunFacts);
 }
 
-/** One candidate's SLA capacity interval per scenario from its rows, as the verdict reads a search (absent: it met the SLA nowhere there). */
+/**
+ * One candidate's SLA capacity interval per scenario from its rows, as the verdict reads a search (absent: it met the
+ * SLA nowhere there), with the rate its verdict falls back to should a repeat on a fresh server miss `lo`: its next
+ * passing search rate below (`lo` itself when there is none).
+ */
 export function standingsOf(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: readonly object[]): Map<string, Standing> {
   const work = workOf(plan, rows);
   const out = new Map<string, Standing>();
   for (const sc of plan.scenarios) {
     const top = scenarioVerdict(work, sc.name).ranked[0];
-    if (top && top.score > 0) out.set(sc.name, { lo: top.score, hi: top.interval[1] });
+    if (!top || !(top.score > 0)) continue;
+    const below = work.filter((w) => w.scenario === sc.name && w.framework === top.framework && pyStr(pyGet(w.row, 'candidate_id') ?? '') === top.candidate && pyGet(w.row, 'trial.mode') === 'search' && w.verdict.passed).map((w) => pyFloat(pyGet(w.row, 'trial.rate')) ?? 0).filter((r) => r < top.score);
+    out.set(sc.name, { lo: top.score, hi: top.interval[1], fallback: below.length ? Math.max(...below) : top.score });
   }
   return out;
 }

@@ -41,9 +41,9 @@ export async function runAdaptiveStrategy(ctx: RunContext, record: SearchStrateg
   const store = storePath ? loadStore(storePath) : undefined;
   const prior = new Map<FrameworkKey, CalibrationPoint[]>(run.map((f) => [f.framework, store ? pointsFor(store, storeKey(ctx, f.framework)) : []]));
   const stops = new Map(run.map((f) => [f.framework, new EarlyStop()]));
-  const measure = async (e: AdaptiveEntry, hints: ReadonlyMap<string, number>): Promise<Measurement | 'cancelled'> => {
+  const measure = async (e: AdaptiveEntry, hints: ReadonlyMap<string, number>, floors: ReadonlyMap<string, number>): Promise<Measurement | 'cancelled'> => {
     const f = run.find((x) => x.framework === e.framework) as PlanFramework;
-    for (const [sc, h] of hints) ctx.searchHints.set(searchHintKey(e.framework, e.cand.id, sc), h);
+    for (const sc of ctx.plan.scenarios) ctx.searchHints.set(searchHintKey(e.framework, e.cand.id, sc.name), { knee: hints.get(sc.name), floor: floors.get(sc.name) });
     const said = await ctx.slots.run(() => candidateTurn(ctx, f, e.cand, stops.get(e.framework) as EarlyStop, smokes.get(e.framework)));
     if (said === 'cancelled' || ctx.aborted) return 'cancelled';
     const rows = ctx.ledger.rowsOf(e.framework).filter((r) => String(r.candidate_id) === e.cand.id);
@@ -96,24 +96,31 @@ async function repeatLeaders(ctx: RunContext, run: readonly PlanFramework[]): Pr
 function finishRecord(ctx: RunContext, record: SearchStrategyRecord, result: AdaptiveResult, entries: readonly AdaptiveEntry[]): void {
   record.measured = result.measured;
   record.skipped = result.skipped.map((s) => ({ framework: s.entry.framework, candidate: s.entry.cand.id, reason: s.reason }));
+  if (ctx.stoppedSearches.length) record.stopped = [...ctx.stoppedSearches];
   const g = ctx.manifest.gpu_seconds;
   if (g) record.grid_gpu_seconds_predicted = Math.round(gridEstimate(ctx, result, entries));
   record.calibration = [...new Set(entries.map((e) => e.framework))].map((fw) => errorsOf(ctx, result, entries.filter((e) => e.framework === fw), fw));
 }
 
-/** The grid's GPU-seconds: what was spent outside the search, plus a search of every candidate at its framework's measured average (scaled by its GPUs). */
+/**
+ * The grid's GPU-seconds: what was spent outside the search, plus a search of every candidate: its own where it was
+ * searched in full, else its framework's average full search (scaled by its GPUs) — a stopped search is no measure
+ * of a whole one.
+ */
 function gridEstimate(ctx: RunContext, result: AdaptiveResult, entries: readonly AdaptiveEntry[]): number {
   const g = ctx.manifest.gpu_seconds;
   if (!g) return 0;
   const searchOf = (key: string) => g.by_candidate[key] ?? 0;
+  const stopped = new Set(ctx.stoppedSearches.map((s) => keyOf(s.framework as FrameworkKey, s.candidate)));
+  const full = result.measured.filter((k) => !stopped.has(k));
   let est = g.total - (g.by_purpose.search ?? 0);
   for (const e of entries) {
-    if (result.measured.includes(e.key)) {
+    if (full.includes(e.key)) {
       est += searchOf(e.key);
       continue;
     }
-    const peers = result.measured.filter((k) => k.startsWith(`${e.framework} `));
-    const pool = peers.length ? peers : result.measured;
+    const peers = full.filter((k) => k.startsWith(`${e.framework} `));
+    const pool = peers.length ? peers : full.length ? full : result.measured;
     const gpusOf = (k: string) => Math.max(1, result.predictions.get(k)?.gpus ?? 1);
     const perGpu = pool.reduce((a, k) => a + searchOf(k) / gpusOf(k), 0) / Math.max(1, pool.length);
     est += perGpu * Math.max(1, result.predictions.get(e.key)?.gpus ?? 1);

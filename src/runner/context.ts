@@ -34,8 +34,13 @@ export class RunContext {
   movedAside = 0;
   /** Per framework × candidate × scenario, what its last trial needed for a steady state: later trials (repeats too) start that long. */
   readonly trialNeeds = new Map<string, { e2eS: number; minCompleted: number }>();
-  /** The adaptive strategy's predicted knee per framework × candidate × scenario (trial.ts searchHintKey): where its rate search starts. */
-  readonly searchHints = new Map<string, number>();
+  /**
+   * The adaptive strategy's hints per framework × candidate × scenario (trial.ts searchHintKey): the predicted knee
+   * where its rate search starts, and the floor under which it cannot win or tie (the search stops when it fails there).
+   */
+  readonly searchHints = new Map<string, { knee?: number; floor?: number }>();
+  /** Searches the adaptive strategy stopped at their floor (the manifest's search_strategy.stopped). */
+  readonly stoppedSearches: Array<{ framework: string; candidate: string; scenario: string; rate: number }> = [];
   /** Launches at once: the target's maxParallel (1 but on slurm). */
   readonly slots: Slots;
   private cancelled = false;

@@ -10,7 +10,7 @@ import { backendFor, benchmarkCommand, rawResult, type TrialOutcome, type TrialS
 import { runPlacedTrial, type PlacedOutcome } from './client-placement';
 import { WARMUP_FIRST_TRIAL, WARMUP_LATER, type RunContext } from './context';
 import { MAX_LENGTHEN, steadyRequests } from '../core/plan/bench';
-import { searchAround, searchBeyond } from '../predict/race';
+import { belowFloor, searchAbove, searchAround, searchBeyond } from '../predict/race';
 import { bracketOf, describeSearch, newSearch, nextRate, recordRound, type RateSearchConfig, type RateSearchEnd } from './rate-search';
 import { judge, measuredRow, metricsBlock, placedRowContext } from './row-builder';
 import { inversionOf, logNotesSince, logSize, paceOf, validityOf, type RoundPoint, type Validity } from './trial-checks';
@@ -69,13 +69,25 @@ export async function runScenario(ctx: RunContext, s: ScenarioRun, firstOfCandid
 async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, measureOne: (ref: TrialRef, rounds: readonly RoundPoint[]) => Promise<Measured>): Promise<'ok' | 'cancelled' | { status: RowStatus; reason: string }> {
   const spec = ctx.plan.bench.search;
   if (!spec) return 'ok';
-  // The adaptive strategy starts at the predicted knee; a search there that does not bracket the limit goes on over the plan's bounds.
-  const hint = ctx.searchHints.get(searchHintKey(s.f.framework, s.cand.id, s.sc.name));
-  const first = hint ? searchAround(spec, hint) : spec;
+  // The adaptive strategy starts at the predicted knee, no lower than the floor under which the candidate can neither
+  // win nor tie; failing there ends the search, and a search that does not bracket the limit otherwise goes on over the plan's bounds.
+  const { knee, floor } = ctx.searchHints.get(searchHintKey(s.f.framework, s.cand.id, s.sc.name)) ?? {};
+  const first = searchAbove(knee ? searchAround(spec, knee) : spec, floor);
   const r = await searchOnce(ctx, s, c, first, measureOne);
-  if (hint && first !== spec && typeof r === 'object' && 'end' in r && (r.end === 'lower-fails' || r.end === 'upper-passes')) {
+  const label = `${s.f.framework} ${s.cand.id} ${s.sc.name}`;
+  if (typeof r === 'object' && 'end' in r && belowFloor(first, r.end, floor)) {
+    const note = `stopped: ${first.lower} req/s fails the SLA, and under it the candidate can neither win nor tie with the leader (adaptive)`;
+    const st = ctx.fwState(s.f.framework);
+    const key = searchLabel(s, c);
+    st.searches[key] = note;
+    if (st.brackets[key]) st.brackets[key] = { ...st.brackets[key], note };
+    ctx.stoppedSearches.push({ framework: s.f.framework, candidate: s.cand.id, scenario: s.sc.name, rate: first.lower });
+    ctx.log('info', `${label}: ${note}`);
+    return 'ok';
+  }
+  if (first !== spec && typeof r === 'object' && 'end' in r && (r.end === 'lower-fails' || r.end === 'upper-passes')) {
     const next = searchBeyond(spec, first, r.end, r.best ?? first.upper);
-    ctx.log('info', `${s.f.framework} ${s.cand.id} ${s.sc.name}: the search around the predicted ${hint} req/s ended ${r.end}; searching ${next.lower}..${next.upper} req/s`);
+    ctx.log('info', `${label}: the search ${knee ? `around the predicted ${knee} req/s` : `from ${first.lower} req/s`} ended ${r.end}; searching ${next.lower}..${next.upper} req/s`);
     const again = await searchOnce(ctx, s, c, next, measureOne);
     return typeof again === 'object' && 'end' in again ? 'ok' : again;
   }
@@ -87,10 +99,13 @@ export function searchHintKey(fw: string, candidate: string, scenario: string): 
   return `${fw}\u0000${candidate}\u0000${scenario}`;
 }
 
+/** A search's key in the manifest's searches and brackets. */
+const searchLabel = (s: ScenarioRun, c: number | null): string => `${s.cand.id} ${s.sc.name} c=${c ?? 'none'}`;
+
 /** One rate search over `spec`: how it ended, or 'cancelled' / the failure that ended the server. */
 async function searchOnce(ctx: RunContext, s: ScenarioRun, c: number | null, spec: RateSearchConfig, measureOne: (ref: TrialRef, rounds: readonly RoundPoint[]) => Promise<Measured>): Promise<{ end: RateSearchEnd | undefined; best: number | undefined } | 'cancelled' | { status: RowStatus; reason: string }> {
   const fw = s.f.framework;
-  const label = `${s.cand.id} ${s.sc.name} c=${c ?? 'none'}`;
+  const label = searchLabel(s, c);
   const state = newSearch();
   const points: RoundPoint[] = [];
   for (let rate = nextRate(spec, state); rate !== undefined; rate = nextRate(spec, state)) {

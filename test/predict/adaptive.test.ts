@@ -9,7 +9,8 @@ import { fitFramework, predictFactors } from '../../src/predict/calibration';
 import { engineFor, predictOptions } from '../../src/predict/engine';
 import { fitCandidate } from '../../src/predict/fit';
 import { requestsFor } from '../../src/predict/point';
-import { Race } from '../../src/predict/race';
+import { belowFloor, Race, searchAbove, searchAround } from '../../src/predict/race';
+import { DECISION_MARGIN } from '../../src/core/results/verdict';
 import { runAdaptive } from '../../src/predict/adaptive';
 import type { CandidatePrediction } from '../../src/predict/types';
 import { simulateLoad } from '../../src/sim/virtual';
@@ -155,6 +156,35 @@ describe('the race', () => {
     assert.match(r.hopeless('vllm c') ?? '', /predicted 40% behind the leader/);
   });
 
+  test('successive halving: a candidate must meet the SLA just under the tie bound of the leader (or the decided winner); failing there ends its search', () => {
+    const r = new Race(['vllm a', 'vllm b', 'vllm f'], ['s', 't'], ['vllm f']);
+    r.predict('vllm a', pred('a', 10, 11));
+    r.predict('vllm b', pred('b', 7, 13, 0.3));
+    assert.deepEqual([...r.floors('vllm b')], [], 'no leader yet: no floor');
+    r.record('vllm a', new Map([['s', { lo: 12, hi: 12.5 }]]));
+    const floor = r.floors('vllm b').get('s') ?? 0;
+    assert.ok(floor < 12 / (1 + DECISION_MARGIN) && floor > 0.95 * (12 / (1 + DECISION_MARGIN)), `floor ${floor} just under the tie bound`);
+    assert.equal(r.floors('vllm b').has('t'), false, 'no leader in t: the whole search there');
+    assert.deepEqual([...r.floors('vllm f')], [], 'a forced candidate gets its whole search');
+    // A leader whose repeats may miss its best rate: the floor is under the rate its verdict would fall back to.
+    r.record('vllm f', new Map([['s', { lo: 13, hi: 13.5, fallback: 11 }]]));
+    assert.ok(Math.abs((r.floors('vllm b').get('s') ?? 0) - (0.98 * 12) / (1 + DECISION_MARGIN)) < 1e-9, 'the best rate some leader keeps (12), not the best seen (13)');
+    r.settle(new Map([['s', 15]]));
+    assert.ok(Math.abs((r.floors('vllm b').get('s') ?? 0) - (0.98 * 15) / (1 + DECISION_MARGIN)) < 1e-9, "the decided winner's rate once settled");
+    // The search: raised to the floor when the knee's search starts below it; stops only when it fails at or above the floor.
+    const plan = { lower: 1, upper: 40, tolerance: 0.5, maxRounds: 5 };
+    const around = searchAround(plan, 10);
+    assert.deepEqual(searchAbove(around, undefined), around);
+    assert.deepEqual(searchAbove(around, 5), around, 'a floor under the lower bound changes nothing');
+    assert.deepEqual([searchAbove(around, 8).lower, searchAbove(around, 8).upper], [8, 12.5]);
+    assert.deepEqual([searchAbove(around, 20).lower, searchAbove(around, 20).upper], [20, 25], 'a floor above the knee search: probe there first');
+    assert.equal(belowFloor(searchAbove(around, 8), 'lower-fails', 8), true);
+    assert.equal(belowFloor(around, 'lower-fails', 5), true, 'its lower bound (6) is above the floor: failing there rules a tie out too');
+    assert.equal(belowFloor(around, 'lower-fails', 7), false, 'failing under the floor says nothing: search below');
+    assert.equal(belowFloor(searchAbove(around, 8), 'converged', 8), false);
+    assert.equal(belowFloor(around, 'lower-fails', undefined), false);
+  });
+
   test('runAdaptive: settle reports a decided scenario, and the candidate that could tie is measured before the run ends', async () => {
     const p = readRunPlan({ text: RACE_PLAN, path: 'race.plan.yaml' });
     const entries = p.frameworks.filter((f) => f.status === 'run').flatMap((f) => f.candidates.filter((c) => !c.skip).map((cand) => ({ key: `${f.framework} ${cand.id}`, framework: f.framework, cand })));
@@ -231,5 +261,27 @@ describe('adaptive runs on the simulated engine', () => {
     const forced = await runOnSim(text, { outDir: path.join(d, 'b'), strategy: 'adaptive', force: ['vllm:c1'], skipSmoke: true, repeats: 0 });
     const c1 = (forced.result.rows as unknown as Array<{ candidate_id?: string; status: string; trial?: { mode?: string } }>).filter((r) => r.candidate_id === 'c1');
     assert.ok(c1.some((r) => r.trial?.mode === 'search'), 'forced: measured');
+  });
+
+  test('a candidate that could have come first but fails just under the leader\'s tie bound is stopped after one trial, and says so', { timeout: 400_000 }, async () => {
+    const d = tempDir();
+    dirs.push(d);
+    // c2 (max_num_seqs 20) is predicted at about two thirds of the baseline: close enough to measure, too slow to tie.
+    const stop = text.replace('max_num_seqs: [1]', 'max_num_seqs: [1, 20]');
+    const { result } = await runOnSim(stop, { outDir: path.join(d, 'a'), strategy: 'adaptive', skipSmoke: true, repeats: 0 });
+    const manifest = JSON.parse(readFileSync(path.join(result.outDir, 'manifest.json'), 'utf8')) as { search_strategy: { measured: string[]; stopped?: Array<{ framework: string; candidate: string; scenario: string; rate: number }> } };
+    assert.deepEqual(manifest.search_strategy.measured.slice(0, 2), ['vllm baseline', 'vllm c2']);
+    const rows = result.rows as unknown as Array<{ candidate_id?: string; status: string; trial?: { mode?: string; rate?: number }; sla?: { passed?: boolean } }>;
+    // The leader keeps its next passing rate below its best even should a repeat miss the best: the floor is under that.
+    const passes = rows.filter((r) => r.candidate_id === 'baseline' && r.trial?.mode === 'search' && r.sla?.passed).map((r) => r.trial?.rate ?? 0).sort((a, b) => b - a);
+    const lead = passes[1] ?? passes[0] ?? 0;
+    const c2 = rows.filter((r) => r.candidate_id === 'c2' && r.trial?.mode === 'search');
+    assert.equal(c2.length, 1, 'one trial: at the floor');
+    assert.equal(c2[0]?.sla?.passed, false);
+    const floor = c2[0]?.trial?.rate ?? 0;
+    assert.ok(floor < lead / (1 + DECISION_MARGIN) && floor > 0.95 * (lead / (1 + DECISION_MARGIN)), `floor ${floor} just under ${lead} / 1.2 (passes ${passes.join(', ')})`);
+    assert.deepEqual(manifest.search_strategy.stopped, [{ framework: 'vllm', candidate: 'c2', scenario: 'chat', rate: floor }]);
+    const md = readFileSync(path.join(result.outDir, 'summary.md'), 'utf8');
+    assert.ok(md.includes(`stopped: fails the SLA at ${floor} req/s, under which it can neither win nor tie`), 'the predicted-vs-measured table says why');
   });
 });

@@ -44,7 +44,7 @@ const PREDICT = {
 
 function facts(json: unknown): RunFacts {
   const r = predictRecordFacts(json);
-  return { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], ...(r.predictions ? { predictions: r.predictions } : {}), searchStrategy: { name: 'adaptive', source: 'option', measured: [], skipped: [{ framework: 'vllm', candidate: XSS_ID, reason: 'predicted far behind' }] } };
+  return { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], ...(r.predictions ? { predictions: r.predictions } : {}), searchStrategy: { name: 'adaptive', source: 'option', measured: [], skipped: [{ framework: 'vllm', candidate: XSS_ID, reason: 'predicted far behind' }], stopped: [] } };
 }
 
 describe('summary panel: predicted vs measured', { skip: skipWhenMissing(SKIP ? 'AUTOBENCH_SKIP_BROWSER=1' : undefined) }, () => {

@@ -56,6 +56,8 @@ export interface FactsSearchStrategy {
   /** `<framework> <candidateId>` of each candidate measured. */
   measured: string[];
   skipped: Array<{ framework: string; candidate: string; reason: string }>;
+  /** adaptive: searches stopped at their floor: the rate that failed, under which the candidate could neither win nor tie. */
+  stopped: Array<{ framework: string; candidate: string; scenario: string; rate: number }>;
   /** adaptive: what the grid would have spent (GPU-seconds, predicted). */
   gridGpuSecondsPredicted?: number;
   /** adaptive: per framework, the model's median relative error before and after calibration. */
@@ -131,6 +133,17 @@ function readSkipped(v: unknown): FactsSearchStrategy['skipped'] {
   return out;
 }
 
+function readStopped(v: unknown): FactsSearchStrategy['stopped'] {
+  if (!Array.isArray(v)) return [];
+  const out: FactsSearchStrategy['stopped'] = [];
+  for (const x of v) {
+    if (!isObj(x)) continue;
+    const [framework, candidate, scenario] = [str(x.framework), str(x.candidate), str(x.scenario)];
+    if (framework !== undefined && candidate !== undefined && scenario !== undefined && finite(x.rate)) out.push({ framework, candidate, scenario, rate: x.rate });
+  }
+  return out;
+}
+
 function readCalibration(v: unknown): FactsSearchStrategy['calibration'] {
   if (!Array.isArray(v)) return undefined;
   const out: NonNullable<FactsSearchStrategy['calibration']> = [];
@@ -150,7 +163,7 @@ function readSearchStrategyRecord(v: unknown, problems: string[]): FactsSearchSt
     return undefined;
   }
   const source = SOURCES.find((s) => s === v.source) ?? 'default';
-  const out: FactsSearchStrategy = { name: v.name, source, measured: Array.isArray(v.measured) ? v.measured.filter((m): m is string => typeof m === 'string') : [], skipped: readSkipped(v.skipped) };
+  const out: FactsSearchStrategy = { name: v.name, source, measured: Array.isArray(v.measured) ? v.measured.filter((m): m is string => typeof m === 'string') : [], skipped: readSkipped(v.skipped), stopped: readStopped(v.stopped) };
   if (finite(v.grid_gpu_seconds_predicted)) out.gridGpuSecondsPredicted = v.grid_gpu_seconds_predicted;
   const calibration = readCalibration(v.calibration);
   if (calibration?.length) out.calibration = calibration;

@@ -36,9 +36,9 @@ const PREDICT = {
   ],
 };
 
-function facts(json: unknown, skipped: Array<{ framework: string; candidate: string; reason: string }> = []): RunFacts {
+function facts(json: unknown, skipped: Array<{ framework: string; candidate: string; reason: string }> = [], stopped: Array<{ framework: string; candidate: string; scenario: string; rate: number }> = []): RunFacts {
   const r = predictRecordFacts(json);
-  return { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: r.problems, ...(r.predictions ? { predictions: r.predictions } : {}), searchStrategy: { name: 'adaptive', source: 'option', measured: [], skipped } };
+  return { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: r.problems, ...(r.predictions ? { predictions: r.predictions } : {}), searchStrategy: { name: 'adaptive', source: 'option', measured: [], skipped, stopped } };
 }
 
 function report(f: RunFacts): ReportModel {
@@ -63,6 +63,13 @@ describe('predicted vs measured', () => {
     assert.equal(row('vllm', 'c1', 'chat')?.initialErrorText, '');
     assert.equal(p.fronts[0]?.title, 'chat: Pareto front, predicted (simulated engine model)');
     assert.equal(p.fronts[0]?.leader, 'sglang c1 ≈ 10.00 req/s');
+  });
+
+  test('a search adaptive stopped at its floor says so, in that scenario only', () => {
+    const p = report(facts(PREDICT, [], [{ framework: 'vllm', candidate: 'c9', scenario: 'chat', rate: 3.2 }])).predictions;
+    const row = (sc: string) => p?.rows.find((r) => r.framework === 'vllm' && r.candidate === 'c9' && r.scenario === sc);
+    assert.equal(row('chat')?.measuredText, 'stopped: fails the SLA at 3.2 req/s, under which it can neither win nor tie');
+    assert.doesNotMatch(row('summarization')?.measuredText ?? '', /stopped/);
   });
 
   test('summary.md: the table, labelled the model\u2019s, row text escaped', () => {

@@ -51,6 +51,7 @@ describe('run facts: gpu_seconds and search_strategy from a manifest', () => {
       source: 'option',
       measured: ADAPTIVE.measured,
       skipped: ADAPTIVE.skipped,
+      stopped: [],
       gridGpuSecondsPredicted: 1790,
       calibration: [
         { framework: 'vllm', beforeMedianError: 0.18, afterMedianError: 0.061 },
@@ -74,9 +75,9 @@ describe('run facts: gpu_seconds and search_strategy from a manifest', () => {
     assert.equal(rec.gpuSeconds, undefined);
     assert.equal(rec.searchStrategy, undefined);
     assert.deepEqual(rec.problems, ['gpu_seconds: expected {total, by_purpose, by_candidate} with a number total; GPU time left out', 'search_strategy: expected {name: grid or adaptive, source, measured, skipped}; strategy left out']);
-    const loose = runRecordFacts(manifest({ gpu_seconds: { total: 5, by_purpose: { search: 'x', smoke: 5 } }, search_strategy: { name: 'grid', source: 'somewhere', measured: ['a b', 3], skipped: [null, { framework: 'vllm' }, { framework: 'vllm', candidate: 'c1' }] } }));
+    const loose = runRecordFacts(manifest({ gpu_seconds: { total: 5, by_purpose: { search: 'x', smoke: 5 } }, search_strategy: { name: 'grid', source: 'somewhere', measured: ['a b', 3], skipped: [null, { framework: 'vllm' }, { framework: 'vllm', candidate: 'c1' }], stopped: [{ framework: 'vllm', candidate: 'c1', scenario: 'chat', rate: 'x' }, { framework: 'vllm', candidate: 'c1', scenario: 'chat', rate: 2.5 }] } }));
     assert.deepEqual(loose.gpuSeconds, { total: 5, byPurpose: { smoke: 5 }, byCandidate: {}, modelled: false });
-    assert.deepEqual(loose.searchStrategy, { name: 'grid', source: 'default', measured: ['a b'], skipped: [{ framework: 'vllm', candidate: 'c1', reason: '' }] });
+    assert.deepEqual(loose.searchStrategy, { name: 'grid', source: 'default', measured: ['a b'], skipped: [{ framework: 'vllm', candidate: 'c1', reason: '' }], stopped: [{ framework: 'vllm', candidate: 'c1', scenario: 'chat', rate: 2.5 }] });
   });
 
   test('report --manifest manifest.json: the run facts carry them (its problems too)', () => {

@@ -9,7 +9,7 @@ import type { Observation } from '../../../src/predict/fit';
 import { planGpu, concurrencyOf } from '../../../src/predict/plan';
 import { judgePoint, metricsOf, requestsFor } from '../../../src/predict/point';
 import { newSearch, nextRate, recordRound, type RateSearchConfig } from '../../../src/runner/rate-search';
-import { searchBeyond } from '../../../src/predict/race';
+import { belowFloor, searchBeyond } from '../../../src/predict/race';
 import { mix32 } from '../../../src/sim/tokens';
 
 /** GPU-seconds a server start costs before its first request (weights, CUDA graphs): modelled, the same for both strategies. */
@@ -48,7 +48,7 @@ export interface LaunchSpec {
   fw: FrameworkKey;
   cand: Candidate;
   /** Per scenario: a rate search (the bounds to use) or repeats at fixed rates. */
-  work: Array<{ scenario: Scenario; search?: RateSearchConfig; fallback?: RateSearchConfig; repeatAt?: number; round?: number }>;
+  work: Array<{ scenario: Scenario; search?: RateSearchConfig; fallback?: RateSearchConfig; floor?: number; repeatAt?: number; round?: number }>;
 }
 
 /** One server launch of the ground truth: its searches or repeats, rows and GPU-seconds. */
@@ -79,6 +79,7 @@ export function launch(t: Truth, spec: LaunchSpec): Launch {
     };
     // A search that started from a prediction and did not bracket the limit goes on beyond it, as the runner's does.
     const r = w.search ? search(w.search) : undefined;
+    if (w.search && belowFloor(w.search, r?.end, w.floor)) continue;
     if (w.search && w.fallback && w.search !== w.fallback && (r?.end === 'lower-fails' || r?.end === 'upper-passes')) search(searchBeyond(w.fallback, w.search, r.end, r.best ?? w.search.upper));
   }
   return out;

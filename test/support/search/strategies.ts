@@ -7,7 +7,7 @@ import { prepareWork, type Work } from '../../../src/core/results/report/work';
 import { DECISION_MARGIN, scenarioVerdict, type ScenarioVerdict } from '../../../src/core/results/verdict';
 import { runAdaptive, type AdaptiveEntry, type AdaptiveResult } from '../../../src/predict/adaptive';
 import { decidedScenarios, standingsOf } from '../../../src/predict/measured';
-import { searchAround } from '../../../src/predict/race';
+import { searchAbove, searchAround } from '../../../src/predict/race';
 import type { CandidatePrediction } from '../../../src/predict/types';
 import type { RateSearchConfig } from '../../../src/runner/rate-search';
 import { launch, type Row, type Truth } from './measure';
@@ -105,11 +105,12 @@ export async function adaptive(t: Truth, initial?: ReadonlyMap<string, Candidate
     plan: t.plan,
     entries,
     ...(initial ? { initial } : {}),
-    measure: (e, hints) => {
+    measure: (e, hints, floors) => {
       const work = t.plan.scenarios.map((scenario) => {
         const h = hints.get(scenario.name);
-        const search = h ? searchAround(plan, h) : plan;
-        return { scenario, search, fallback: plan };
+        const floor = floors.get(scenario.name);
+        const search = searchAbove(h ? searchAround(plan, h) : plan, floor);
+        return { scenario, search, fallback: plan, ...(floor !== undefined ? { floor } : {}) };
       });
       const l = launch(t, { fw: e.framework, cand: e.cand, work });
       rows.push(...l.rows);

@@ -27,6 +27,8 @@ function predictedText(c: FactsPredictedCandidate, v: number | null): string {
 function notMeasuredText(c: FactsPredictedCandidate, scenario: string, notSelected: readonly NotSelectedEntry[], runFacts: RunFacts): string {
   const n = notSelected.find((x) => x.framework === c.framework && x.candidate === c.candidate && x.scenario === scenario);
   const skip = runFacts.searchStrategy?.skipped.find((s) => s.framework === c.framework && s.candidate === c.candidate);
+  const stop = runFacts.searchStrategy?.stopped.find((s) => s.framework === c.framework && s.candidate === c.candidate && s.scenario === scenario);
+  if (stop) return `stopped: fails the SLA at ${stop.rate} req/s, under which it can neither win nor tie`;
   if (n?.category === 'skipped' || (!n && skip)) return `not measured (skipped: ${n?.reason || skip?.reason || 'no reason recorded'})`;
   if (n?.category === 'sla-failing') return 'no SLA-passing rate';
   if (n) return `not measured (${n.category}: ${n.reason})`;
