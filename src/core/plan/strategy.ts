@@ -11,7 +11,7 @@ export type { PlanSearchStrategy, SearchStrategyName } from './types';
 export const SEARCH_STRATEGIES: readonly SearchStrategyName[] = ['grid', 'adaptive'];
 
 /** The strategy of a run whose plan and command line name none. */
-export const DEFAULT_SEARCH_STRATEGY: SearchStrategyName = 'grid';
+export const DEFAULT_SEARCH_STRATEGY: SearchStrategyName = 'adaptive';
 
 /** What each strategy does, in one line (help texts). */
 export const SEARCH_STRATEGY_TEXT: Readonly<Record<SearchStrategyName, string>> = {
@@ -89,6 +89,8 @@ export interface SearchStrategyRecord {
   measured: string[];
   /** Candidates adaptive did not measure, with why. */
   skipped: Array<{ framework: string; candidate: string; reason: string }>;
+  /** adaptive: searches stopped at their floor, the rate that failed (under it the candidate could neither win nor tie). */
+  stopped?: Array<{ framework: string; candidate: string; scenario: string; rate: number }>;
   /** adaptive: the GPU-seconds the grid (every candidate) would have spent, as predicted by the engine model. */
   grid_gpu_seconds_predicted?: number;
   /** adaptive: per framework, the model's median relative prediction error before and after calibrating on the measured candidates. */
