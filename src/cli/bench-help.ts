@@ -17,7 +17,8 @@ server:
   --host H --port P        default 127.0.0.1 and the backend's port (30000 sglang*, 8000 others)
   --model M                model id (default: the first of GET /v1/models)
   --served-model-name M    model name sent in request bodies (default: --model)
-  --tokenizer PATH         local tokenizer.json or model folder (default: --model when it is a folder)
+  --tokenizer PATH         local tokenizer.json or model folder (default: --model when it is a folder);
+                           autobench-sim: the simulated engine's (what a simulated run's prompts used)
   --chat-template FILE     Jinja chat template overriding the tokenizer's
   --header K=V ...         extra request headers (Authorization comes from OPENAI_API_KEY)
   --disable-stream         wait for whole responses (TTFT = E2E)

@@ -8,6 +8,7 @@ import { formatSummary } from '../client/result-table';
 import type { BenchOptions, BenchResult } from '../client/types';
 import { buildWorkload } from '../core/workload/build';
 import { DATASET_DEFAULTS } from '../core/workload/options';
+import { SIM_TOKENIZER_ARG, SimTokenizer } from '../runner/sim-tokenizer';
 import { loadTokenizer, type TokenizerLike } from '../core/workload/tokenizer';
 import type { Workload } from '../core/workload/types';
 import { redactSecrets } from '../core/secrets';
@@ -54,9 +55,10 @@ function setupHint(e: BenchSetupError, argv: string[]): string {
   }
 }
 
-/** --tokenizer, else --model when it names a folder; prompts of exact lengths need one. */
+/** --tokenizer (autobench-sim: the simulated engine's), else --model when it names a folder; prompts of exact lengths need one. */
 function benchTokenizer(values: BenchArgs['values']): TokenizerLike {
   const tokenizerPath = strOpt(values, 'tokenizer') ?? strOpt(values, 'model');
+  if (tokenizerPath === SIM_TOKENIZER_ARG) return new SimTokenizer();
   let tokenizer: TokenizerLike | undefined;
   if (tokenizerPath) {
     try {

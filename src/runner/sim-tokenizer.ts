@@ -3,6 +3,9 @@ import type { TokenizerLike } from '../core/workload/tokenizer';
 import { WORDS } from '../sim/tokens';
 import { countTokens, tokenize } from '../sim/tokens';
 
+/** The `--tokenizer` value that names this tokenizer (`autobench bench`, and the benchmark command of a simulated row). */
+export const SIM_TOKENIZER_ARG = 'autobench-sim';
+
 /**
  * The vocabulary is the sim's own pseudo-words (each one token with its leading space), spelled the
  * SentencePiece way ('▁word') so the workload's word-pool synthesiser picks them up. Encoding is the

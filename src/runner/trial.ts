@@ -1,6 +1,6 @@
 // Measurement: a scenario's fixed points and rate search on a live server, each trial run by the load client and written as a row; finished trials of a resumed run are replayed, not measured.
 import type { BenchProgress, BenchResult } from '../client';
-import type { Candidate } from '../core/candidates/candidate';
+import { candidateFlagsJson, type Candidate } from '../core/candidates/candidate';
 import type { Scenario } from '../core/config/model';
 import type { PlanFramework } from '../core/plan/types';
 import type { ResultRow, RowStatus } from '../core/results/rows';
@@ -9,6 +9,7 @@ import { safeName, trialKey } from './artifacts';
 import { backendFor, benchmarkCommand, rawResult, type TrialOutcome, type TrialSettings } from './client-trial';
 import { runPlacedTrial, type PlacedOutcome } from './client-placement';
 import { WARMUP_FIRST_TRIAL, WARMUP_LATER, type RunContext } from './context';
+import { DEFAULT_PORTS, portFlag } from './launch-env';
 import { MAX_LENGTHEN, steadyRequests } from '../core/plan/bench';
 import { belowFloor, searchAbove, searchAround, searchBeyond } from '../predict/race';
 import { bracketOf, describeSearch, newSearch, nextRate, recordRound, type RateSearchConfig, type RateSearchEnd } from './rate-search';
@@ -97,6 +98,11 @@ async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, mea
 /** Where the adaptive strategy's predicted knees are kept (RunContext.searchHints). */
 export function searchHintKey(fw: string, candidate: string, scenario: string): string {
   return `${fw}\u0000${candidate}\u0000${scenario}`;
+}
+
+/** Where the candidate's server command listens when a user starts it on the host it ran on: its --port, else the framework's default. */
+function reproduceUrl(s: ScenarioRun): string {
+  return `http://127.0.0.1:${portFlag(candidateFlagsJson(s.cand)) ?? DEFAULT_PORTS[s.f.framework]}`;
 }
 
 /** A search's key in the manifest's searches and brackets. */
@@ -331,10 +337,14 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
   }
   const rawRel = rawPath(s, ref);
   const placed = outcome.client;
-  const cmd = benchmarkCommand(settings, placed.base_url, b.datasetKind, s.sc.inputLen, s.sc.outputLen, workload.rows.length);
+  // The row's command measures the trial again against a server started from its server command (reproduceUrl), at
+  // the trial's rate in real time; the raw file also keeps the one this run executed (the simulator's wall rate, the
+  // port of a server that is gone).
+  const cmd = benchmarkCommand({ ...settings, wallRate: ref.rate === 'inf' ? Infinity : ref.rate }, reproduceUrl(s), ctx.workloads.arg, b.datasetKind, s.sc.inputLen, s.sc.outputLen, workload.rows.length);
   if (result) {
     const note = ctx.target.simulated ? `SIMULATED engine at speed x${speed}: the times below are wall-clock; the row reports them in modelled time` : undefined;
-    ctx.dir.writeJson(rawRel, { note, trial: ref, status, reason, benchmark_command: cmd, client_placement: placed, result: rawResult(result) });
+    const executed = benchmarkCommand(settings, placed.base_url, ctx.workloads.arg, b.datasetKind, s.sc.inputLen, s.sc.outputLen, workload.rows.length);
+    ctx.dir.writeJson(rawRel, { note, trial: ref, status, reason, benchmark_command: cmd, executed_command: executed, client_placement: placed, result: rawResult(result) });
   }
   const help = ctx.fwState(fw).help?.file;
   const { row, verdict } = measuredRow(placedRowContext(ctx.rowCtx, s.server), {

@@ -5,7 +5,7 @@ import { PlanError, type RunPlan } from '../core/plan/types';
 import { buildWorkload } from '../core/workload/build';
 import { loadTokenizer, type TokenizerLike } from '../core/workload/tokenizer';
 import type { Workload } from '../core/workload/types';
-import { SimTokenizer } from './sim-tokenizer';
+import { SIM_TOKENIZER_ARG, SimTokenizer } from './sim-tokenizer';
 
 /** Set 0 is the plan's seed (the prompts of earlier versions); each further set its own. */
 export function promptSeed(seed: number, set: number): number {
@@ -20,13 +20,15 @@ export class Workloads {
     private readonly tokenizer: TokenizerLike,
     /** Where the tokenizer came from, in words (the manifest records it). */
     readonly note: string,
+    /** The `--tokenizer` value that loads it again (a benchmark command's). */
+    readonly arg: string,
   ) {}
 
   /** Throws PlanError when prompts of exact length cannot be built (no local tokenizer off the simulator). */
   static open(plan: RunPlan, given: string | undefined, simulated: boolean): Workloads {
     const path = given ?? (plan.tokenizer && existsSync(plan.tokenizer) ? plan.tokenizer : undefined);
-    if (path) return new Workloads(plan, loadTokenizer(path), path);
-    if (simulated) return new Workloads(plan, new SimTokenizer(), 'the simulated engine tokenizer (prompts counted exactly as the sim counts them)');
+    if (path) return new Workloads(plan, loadTokenizer(path), path, path);
+    if (simulated) return new Workloads(plan, new SimTokenizer(), 'the simulated engine tokenizer (prompts counted exactly as the sim counts them)', SIM_TOKENIZER_ARG);
     throw new PlanError('the plan cannot run', [`a tokenizer is needed to build prompts of exact length: give --tokenizer PATH (a local tokenizer.json or model folder); ${plan.tokenizer ? `'${plan.tokenizer}' is not a local path` : 'the plan names none'}`]);
   }
 
