@@ -167,7 +167,12 @@ function checkFlagNames(sink: FindingSink, fw: FrameworkKey, sec: FrameworkSecti
   return usable;
 }
 
-function checkTrtBackend(sink: FindingSink, section: PyMap, sec: FrameworkSection, text: string): void {
+/**
+ * The playbook's TensorRT-LLM backend rules. In a cookbook config they are errors, as the playbook's validator has
+ * them; in a run plan an engine backend is what the runner skips as unsupported (the demo plan shows that skip), so
+ * there it is a warning that says so.
+ */
+function checkTrtBackend(sink: FindingSink, section: PyMap, sec: FrameworkSection, text: string, kind: ConfigKind): void {
   const at: YamlPath = ['frameworks', 'tensorrt_llm'];
   if (section.get('backend_policy') !== 'fixed_pytorch') {
     const edit = section.has('backend_policy')
@@ -179,9 +184,11 @@ function checkTrtBackend(sink: FindingSink, section: PyMap, sec: FrameworkSectio
   }
   if (sec.base.has('backend') && sec.base.get('backend') !== 'pytorch') {
     const p: YamlPath = [...at, 'base_server_flags', 'backend'];
-    sink.error('trt-base-backend', 'tensorrt_llm: base backend must be pytorch', p, {
-      fixes: [{ title: 'Set the TensorRT-LLM backend to pytorch', edits: [{ range: sink.rangeOf(p), newText: 'pytorch' }] }],
-    });
+    const fixes = [{ title: 'Set the TensorRT-LLM backend to pytorch', edits: [{ range: sink.rangeOf(p), newText: 'pytorch' }] }];
+    const given = sec.base.get('backend');
+    const which = typeof given === 'string' ? `backend ${given}` : 'this backend';
+    if (kind === 'plan') sink.warn('trt-base-backend', `tensorrt_llm: ${which} is not supported (the PyTorch backend only): a run skips TensorRT-LLM as unsupported; set it to pytorch to measure it`, p, { fixes });
+    else sink.error('trt-base-backend', 'tensorrt_llm: base backend must be pytorch', p, { fixes });
   }
   if (sec.searchSpace.has('backend')) {
     sink.error('trt-backend-searched', 'tensorrt_llm: backend must not appear in search_space', [...at, 'search_space', 'backend'], { onKey: true });
@@ -191,6 +198,6 @@ function checkTrtBackend(sink: FindingSink, section: PyMap, sec: FrameworkSectio
 function checkEnabledFramework(sink: FindingSink, fw: FrameworkKey, section: PyMap, sec: FrameworkSection, model: PlaybookModel, text: string): void {
   const shapeOk = checkShape(sink, fw, section, sec, model.kind);
   const namesOk = checkFlagNames(sink, fw, sec, text);
-  if (fw === 'tensorrt_llm') checkTrtBackend(sink, section, sec, text);
+  if (fw === 'tensorrt_llm') checkTrtBackend(sink, section, sec, text, model.kind);
   sec.usable = shapeOk && namesOk;
 }

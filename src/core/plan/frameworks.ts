@@ -78,7 +78,8 @@ export function planFrameworkEntry(check: CheckResult, sec: FrameworkSection, ro
     totalCombinations: list?.totalCombinations ?? 0,
     untried: (list?.untried ?? []).map((u) => `${u.key}=${pyStr(u.value)}`),
   };
-  const errors = check.findings.filter((f) => f.severity === 'error' && findingFramework(f) === fw);
+  // An unsupported backend skips the framework whatever its severity (a warning in a run plan, an error in a cookbook config).
+  const errors = check.findings.filter((f) => findingFramework(f) === fw && (f.severity === 'error' || runEffect(f).kind === 'unsupported'));
   const reason = skipReason(fw, errors, Boolean(list), choice.endpoint);
   if (reason) Object.assign(entry, { status: 'skipped', reason });
   skipForUnknown(entry.candidates, unknownFlags(check, fw), sec.known.source === 'builtin' ? 'the built-in flag table' : sec.known.label);

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkConfigText } from '../../../src/core/config/check';
 import { LineIndex } from '../../../src/core/config/finding';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SnapshotFlags } from '../../../src/core/config/known-flags';
@@ -101,6 +101,16 @@ describe('playbook rules', () => {
     const fixed = text.slice(0, edit.range[0]) + edit.newText + text.slice(edit.range[1]);
     assert.equal(fixed, VALID);
     assert.deepEqual(errors(fixed), []);
+  });
+
+  test('in a run plan an engine backend is a warning that says the run skips TensorRT-LLM (the shipped demo plan opens clean)', () => {
+    const demo = readFileSync(join(__dirname, '../../../configs/examples/demo.plan.yaml'), 'utf8');
+    const found = checkConfigText(demo, { kind: 'auto' }).findings;
+    assert.deepEqual(found.filter((f) => f.severity === 'error').map((f) => f.message), []);
+    const w = found.find((f) => f.code === 'trt-base-backend');
+    assert.equal(w?.severity, 'warning');
+    assert.equal(w?.message, 'tensorrt_llm: backend trt is not supported (the PyTorch backend only): a run skips TensorRT-LLM as unsupported; set it to pytorch to measure it');
+    assert.equal(w?.fixes?.[0]?.edits[0]?.newText, 'pytorch');
   });
 
   test('TensorRT-LLM backend rules', () => {
