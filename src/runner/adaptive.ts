@@ -96,7 +96,6 @@ async function repeatLeaders(ctx: RunContext, run: readonly PlanFramework[]): Pr
 function finishRecord(ctx: RunContext, record: SearchStrategyRecord, result: AdaptiveResult, entries: readonly AdaptiveEntry[]): void {
   record.measured = result.measured;
   record.skipped = result.skipped.map((s) => ({ framework: s.entry.framework, candidate: s.entry.cand.id, reason: s.reason }));
-  if (ctx.stoppedSearches.length) record.stopped = [...ctx.stoppedSearches];
   const g = ctx.manifest.gpu_seconds;
   if (g) record.grid_gpu_seconds_predicted = Math.round(gridEstimate(ctx, result, entries));
   record.calibration = [...new Set(entries.map((e) => e.framework))].map((fw) => errorsOf(ctx, result, entries.filter((e) => e.framework === fw), fw));
@@ -111,7 +110,7 @@ function gridEstimate(ctx: RunContext, result: AdaptiveResult, entries: readonly
   const g = ctx.manifest.gpu_seconds;
   if (!g) return 0;
   const searchOf = (key: string) => g.by_candidate[key] ?? 0;
-  const stopped = new Set(ctx.stoppedSearches.map((s) => keyOf(s.framework as FrameworkKey, s.candidate)));
+  const stopped = new Set((ctx.manifest.search_strategy?.stopped ?? []).map((s) => `${s.framework} ${s.candidate}`));
   const full = result.measured.filter((k) => !stopped.has(k));
   let est = g.total - (g.by_purpose.search ?? 0);
   for (const e of entries) {

@@ -39,8 +39,6 @@ export class RunContext {
    * where its rate search starts, and the floor under which it cannot win or tie (the search stops when it fails there).
    */
   readonly searchHints = new Map<string, { knee?: number; floor?: number }>();
-  /** Searches the adaptive strategy stopped at their floor (the manifest's search_strategy.stopped). */
-  readonly stoppedSearches: Array<{ framework: string; candidate: string; scenario: string; rate: number }> = [];
   /** Launches at once: the target's maxParallel (1 but on slurm). */
   readonly slots: Slots;
   private cancelled = false;

@@ -82,7 +82,7 @@ async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, mea
     const key = searchLabel(s, c);
     st.searches[key] = note;
     if (st.brackets[key]) st.brackets[key] = { ...st.brackets[key], note };
-    ctx.stoppedSearches.push({ framework: s.f.framework, candidate: s.cand.id, scenario: s.sc.name, rate: first.lower });
+    recordStop(ctx, { framework: s.f.framework, candidate: s.cand.id, scenario: s.sc.name, rate: first.lower });
     ctx.log('info', `${label}: ${note}`);
     return 'ok';
   }
@@ -98,6 +98,14 @@ async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, mea
 /** Where the adaptive strategy's predicted knees are kept (RunContext.searchHints). */
 export function searchHintKey(fw: string, candidate: string, scenario: string): string {
   return `${fw}\u0000${candidate}\u0000${scenario}`;
+}
+
+/** A stopped search into the manifest's search_strategy.stopped, once (a resumed run replays the search and records it again). */
+function recordStop(ctx: RunContext, stop: { framework: string; candidate: string; scenario: string; rate: number }): void {
+  const rec = ctx.manifest.search_strategy;
+  if (!rec) return;
+  const list = (rec.stopped ??= []);
+  if (!list.some((x) => x.framework === stop.framework && x.candidate === stop.candidate && x.scenario === stop.scenario)) list.push(stop);
 }
 
 /** Where the candidate's server command listens when a user starts it on the host it ran on: its --port, else the framework's default. */

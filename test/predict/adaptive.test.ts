@@ -283,5 +283,10 @@ describe('adaptive runs on the simulated engine', () => {
     assert.deepEqual(manifest.search_strategy.stopped, [{ framework: 'vllm', candidate: 'c2', scenario: 'chat', rate: floor }]);
     const md = readFileSync(path.join(result.outDir, 'summary.md'), 'utf8');
     assert.ok(md.includes(`stopped: fails the SLA at ${floor} req/s, under which it can neither win nor tie`), 'the predicted-vs-measured table says why');
+    // Resumed with nothing left to measure: the stop is replayed, not searched again, and still recorded.
+    const again = await runOnSim(stop, { outDir: result.outDir, resume: true, strategy: 'adaptive', skipSmoke: true, repeats: 0 });
+    assert.equal(again.result.rows.filter((r) => r.candidate_id === 'c2' && (r.trial as { mode?: string } | undefined)?.mode === 'search').length, 1);
+    const resumed = JSON.parse(readFileSync(path.join(result.outDir, 'manifest.json'), 'utf8')) as typeof manifest;
+    assert.deepEqual(resumed.search_strategy.stopped, manifest.search_strategy.stopped);
   });
 });

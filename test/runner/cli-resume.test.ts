@@ -78,6 +78,9 @@ describe('autobench run (CLI)', () => {
         const leftBehind = pids.filter(groupAlive);
         const before = readFileSync(rowsFile, 'utf8');
         const beforeKeys = before.split('\n').filter(Boolean).map((l) => keyOf(JSON.parse(l) as Record<string, unknown>));
+        type Stop = { framework: string; candidate: string; scenario: string; rate: number };
+        const stoppedOf = () => (JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { search_strategy?: { stopped?: Stop[] } }).search_strategy?.stopped ?? [];
+        const stoppedBefore = stoppedOf();
         // A row half-written when the process died.
         appendFileSync(rowsFile, '{"framework": "sglang", "status": "o');
 
@@ -118,6 +121,10 @@ describe('autobench run (CLI)', () => {
         assert.equal(manifest.status, 'completed');
         assert.equal(manifest.search_strategy.name, strategy);
         assert.equal(manifest.resumes.length, 1);
+        // Adaptive searches stopped at their floor before the kill are still recorded as stopped, each once.
+        const stoppedAfter = stoppedOf();
+        for (const st of stoppedBefore) assert.ok(stoppedAfter.some((x) => JSON.stringify(x) === JSON.stringify(st)), `stop kept: ${JSON.stringify(st)}`);
+        assert.equal(new Set(stoppedAfter.map((x) => `${x.framework} ${x.candidate} ${x.scenario}`)).size, stoppedAfter.length);
         assert.deepEqual(manifest.live_servers, []);
         // The server the killed runner left behind (when it died mid-candidate) was stopped by the resumed one.
         if (leftBehind.length) assert.match(res.stderr, /stopping a server the interrupted run left behind: process group \d+/);
