@@ -2,6 +2,7 @@
 import { join, relative } from 'node:path';
 import type { RunEvent, RunResult } from '../runner';
 import { styleFor } from './colors';
+import { problemText } from '../core/results/outcome-text';
 import type { CliIO } from './validate';
 
 const fmt = (x: number | null | undefined, digits = 1): string => (x === null || x === undefined ? '-' : x.toFixed(digits));
@@ -112,12 +113,9 @@ export function printSummary(io: CliIO, result: RunResult): void {
     io.out.write(`${row(head)}\n${row(widths.map((w) => '-'.repeat(w)))}\n`);
     for (const l of lines) io.out.write(`${row(l)}\n`);
   }
-  const counts = new Map<string, number>();
-  for (const r of result.rows) {
-    const k = r.status === 'ok' && r.sla?.passed === false ? 'sla-failing' : r.status;
-    counts.set(k, (counts.get(k) ?? 0) + 1);
-  }
-  io.out.write(`\nrows: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')}\n`);
+  const o = model.outcome;
+  io.out.write(`\n${st.bold('Outcome')}${result.simulated ? ' (SIMULATED)' : ''}: ${o.headline}\n`);
+  if (o.counts.measured === 0) io.out.write(`${st.yellow('warning')}: nothing was measured${o.firstProblem ? `: ${problemText(o.firstProblem)}` : ''}\n`);
   const rel = (p: string) => {
     const r = relative(process.cwd(), p);
     return r && !r.startsWith('..') ? r : p;

@@ -34,6 +34,8 @@ export interface CandidateRow {
   slaAsWritten: boolean;
   simulated: boolean;
   smoke: boolean;
+  /** A measured trial (load against a started server); false for a skip, a launch failure or a framework left out. */
+  measured: boolean;
   /** Cell texts and sort values, aligned with `ReportModel.columns`. */
   text: string[];
   num: Array<number | null>;
@@ -285,10 +287,48 @@ export interface PredictionsSection {
   fronts: PredictedFront[];
 }
 
+/** What happened to one candidate in the run (all its scenarios together). */
+export interface CandidateOutcome {
+  framework: string;
+  candidate: string;
+  /** measured: at least one trial counted; skipped: never started (with why); failed: started, nothing counted. */
+  kind: 'measured' | 'skipped' | 'failed';
+  /** The first reason it was skipped or failed ('' when measured). */
+  reason: string;
+  /** Index into `candidates` of its first row; null for a candidate the adaptive strategy skipped (no row). */
+  row: number | null;
+  scenarios: number;
+  /** Measured trials (fixed rates, search rounds, repeats) and how many met the SLA. */
+  trials: number;
+  trialsWithinSla: number;
+  /** Scenarios in which some trial of it met the SLA. */
+  passingScenarios: string[];
+}
+
+/** A framework with no candidate in the run: left out by the caller (not in this run), or skipped as a whole. */
+export interface FrameworkAbsence {
+  framework: string;
+  notInRun: boolean;
+  reason: string;
+}
+
+/** The run's outcome per candidate: the counts every front end shows, in one vocabulary. */
+export interface RunOutcome {
+  candidates: CandidateOutcome[];
+  counts: { candidates: number; measured: number; skipped: number; failed: number; passing: number; trials: number; trialsWithinSla: number };
+  frameworks: FrameworkAbsence[];
+  /** One line: "3 candidates: 2 measured, 1 skipped · 2 met the SLA · 14 trials, 9 within the SLA · not in this run: tokenspeed". */
+  headline: string;
+  /** When nothing was measured: the first candidate (or framework) that was skipped or failed, and why. */
+  firstProblem: { framework: string; candidate: string | null; kind: 'skipped' | 'failed'; reason: string } | null;
+}
+
 export interface ReportModel {
   version: typeof REPORT_MODEL_VERSION;
   title: string;
   source: { rowsFile: string; manifestFile: string | null; rowCount: number };
+  /** Per candidate: measured, skipped or failed, and the counts in one vocabulary. */
+  outcome: RunOutcome;
   /** Number of rows from the simulated engine (each such number is labelled, never a result). */
   simulatedRows: number;
   workload: Fact[];

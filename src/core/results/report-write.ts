@@ -2,7 +2,8 @@
 // (in a webview or a plain browser) produce the same files from the same model.
 import { pyFloatRepr } from '../py/value';
 import { NEXT_STEP_TEXT } from './advice';
-import type { CandidateRow, ColumnDef, Fact, NotSelectedEntry, PredictionsSection, ReportModel, SearchCost, TrialRate, VerdictCandidate } from './report-model';
+import { outcomeKindText, problemText } from './outcome-text';
+import type { CandidateRow, ColumnDef, Fact, NotSelectedEntry, PredictionsSection, ReportModel, RunOutcome, SearchCost, TrialRate, VerdictCandidate } from './report-model';
 
 /**
  * Text shown literally in Markdown (a table cell included), with Markdown's own escapes and no HTML entities, so
@@ -69,6 +70,19 @@ function verdictSection(model: ReportModel): string[] {
   }
   const notes = model.verdicts.map((v) => `- ${mdText(v.summary)}`);
   return ['## Verdict', '', 'SLA capacity in req/s with its interval: a searched candidate\u2019s confirmed passing rate up to its lowest failing rate, or a measured throughput\u2019s 95% interval. A winner is named only when its interval clears every other candidate\u2019s; otherwise the scenario is a tie.', '', ...table(['Scenario', 'Verdict', 'Candidate', 'Req/s (interval)', 'Repeats passed'], [false, false, false, true, true], rows), '', ...notes, ''];
+}
+
+/** The Outcome section: the headline, the first reason when nothing was measured, one line per candidate, and the frameworks not in the run. */
+function outcomeSection(o: RunOutcome): string[] {
+  const out = ['## Outcome', '', `**${mdText(o.headline)}**`, ''];
+  if (o.counts.measured === 0 && o.firstProblem) out.push(`> **Nothing was measured.** ${mdText(problemText(o.firstProblem))}`, '');
+  if (o.candidates.length) {
+    const rows = o.candidates.map((c) => [mdCode(c.framework), mdText(c.candidate), outcomeKindText(c), `${c.trials} (${c.trialsWithinSla})`, mdText(c.reason)]);
+    out.push(...table(['Framework', 'Candidate', 'Outcome', 'Trials (within the SLA)', 'Why'], [false, false, false, true, false], rows), '');
+  }
+  for (const f of o.frameworks) out.push(`- ${mdCode(f.framework, false)}: ${f.notInRun ? 'not in this run' : 'skipped'} (${mdText(f.reason)})`);
+  if (o.frameworks.length) out.push('');
+  return out;
 }
 
 /** A trial rate for a cell: req/s with at most 3 decimals (no trailing zeros), 'inf', or '' when unknown. */
@@ -142,6 +156,7 @@ export function renderReportMarkdown(model: ReportModel): string {
   }
   out.push(`Rows: ${mdCode(model.source.rowsFile, false)} (${model.source.rowCount})${model.source.manifestFile ? ` · Manifest: ${mdCode(model.source.manifestFile, false)}` : ''}`, '');
 
+  out.push(...outcomeSection(model.outcome));
   out.push(...verdictSection(model));
   out.push('## Workload and SLA', '', ...facts(model.workload), '', '**SLA**', '', ...facts(model.sla), '');
   out.push('## Hardware and versions', '', ...facts(model.hardware), '');

@@ -12,6 +12,7 @@ import { caveatList } from './report/caveats';
 import { handoffSection } from './report/handoff-note';
 import { hardwareFacts } from './report/hardware';
 import { notSelectedEntries } from './report/not-selected';
+import { runOutcome } from './report/outcome';
 import { predictionsSection } from './report/predictions';
 import { searchCostSection } from './report/search-cost';
 import { slaSection } from './report/sla-facts';
@@ -49,6 +50,7 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
     version: REPORT_MODEL_VERSION,
     title: `Benchmark report${workload.models.length === 1 ? `: ${workload.models[0]}` : ''}`,
     source: { rowsFile: opts.rowsFile, manifestFile: opts.manifestFile ?? null, rowCount: candidates.length },
+    outcome: runOutcome(work, runFacts),
     simulatedRows,
     workload: workload.facts,
     sla: sla.facts,

@@ -2,7 +2,7 @@
 import type { PyJson, PyObject } from '../py/json';
 import { pyFloat, pyGet, pyStr } from '../py/ops';
 import type { VerdictCandidate, VerdictEntry } from './report-model';
-import type { Work } from './report/work';
+import { isTrial, type Work } from './report/work';
 
 /** One candidate's standing in one scenario. */
 export interface CandidateScore {
@@ -119,6 +119,13 @@ function scoresOf(work: readonly Work[], scenario: string): CandidateScore[] {
   return out.sort((a, b) => b.score - a.score || b.interval[1] - a.interval[1] || name(a).localeCompare(name(b)));
 }
 
+/** Candidates with at least one measured trial (not smoke) in the scenario. */
+function measuredCandidates(work: readonly Work[], scenario: string): number {
+  const seen = new Set<string>();
+  for (const w of work) if (w.scenario === scenario && !w.smoke && isTrial(w) && pyGet(w.row, 'status') === 'ok') seen.add(`${w.framework}\u0000${pyStr(pyGet(w.row, 'candidate_id') ?? '')}`);
+  return seen.size;
+}
+
 /**
  * How far a winner's interval must clear another's, relative. Measured on the simulator with 3% launch-to-launch
  * noise (bench/verdicts.ts, 12 seeded demo runs): a candidate's SLA capacity from one launch varies with sd 6-11%
@@ -131,12 +138,15 @@ export const DECISION_MARGIN = 0.2;
 export function scenarioVerdict(work: readonly Work[], scenario: string): ScenarioVerdict {
   const ranked = scoresOf(work, scenario);
   const top = ranked[0];
-  if (!top) return { scenario, decided: false, winner: null, ties: [], ranked, summary: `${scenario}: no candidate met the SLA` };
+  const measured = measuredCandidates(work, scenario);
+  if (!top) return { scenario, decided: false, winner: null, ties: [], ranked, summary: `${scenario}: ${measured === 0 ? 'nothing was measured' : 'no candidate met the SLA'}` };
   const ties = ranked.slice(1).filter((c) => c.interval[1] * (1 + DECISION_MARGIN) > top.interval[0]);
   const decided = ties.length === 0;
   const iv = `${fmt(top.interval[0])}–${fmt(top.interval[1])}`;
   const summary = decided
-    ? `${scenario}: ${name(top)} wins at ${fmt(top.score)} req/s (${iv})${ranked.length > 1 ? `, above every other candidate's interval by more than ${DECISION_MARGIN * 100}%` : ', the only candidate that met the SLA'}`
+    ? measured === 1
+      ? `${scenario}: ${name(top)} meets the SLA up to ${fmt(top.score)} req/s (${iv}); the only candidate measured, so there is nothing to compare it with`
+      : `${scenario}: ${name(top)} wins at ${fmt(top.score)} req/s (${iv})${ranked.length > 1 ? `, above every other candidate's interval by more than ${DECISION_MARGIN * 100}%` : ', the only candidate that met the SLA'}`
     : `${scenario}: tie between ${[top, ...ties].map((c) => `${name(c)} ${fmt(c.score)} req/s (${fmt(c.interval[0])}–${fmt(c.interval[1])})`).join(', ')}: the intervals overlap`;
   return { scenario, decided, winner: top, ties, ranked, summary };
 }

@@ -9,6 +9,7 @@ import 'uplot/dist/uPlot.min.css';
 import '../../../media/summary.css';
 import { NEXT_STEP_TEXT } from '../../core/results/advice';
 import type { CandidateRow, GpuTimeEntry, ReportModel, SearchCost, SkippedCandidate, TrialRate } from '../../core/results/report-model';
+import { problemText } from '../../core/results/outcome-text';
 import { rateText, renderReportCsv, renderReportMarkdown } from '../../core/results/report-write';
 import { DATA_ELEMENT_ID } from '../panel-html';
 import { isHostToPanel, type PanelState } from '../protocol';
@@ -36,7 +37,12 @@ function badge(kind: 'pass' | 'fail' | 'warn' | 'info', text: string, title?: st
   return h('span', { class: `badge badge-${kind}`, ...(title ? { title } : {}) }, text);
 }
 
+/** A measured row's SLA verdict; a row that measured nothing says what it is instead (never an SLA fail). */
 function slaBadge(c: CandidateRow): HTMLElement {
+  if (!c.measured) {
+    if (c.status === 'user_excluded') return badge('info', 'not in this run', c.failureReason);
+    return badge('warn', c.status === 'skipped' || c.status === 'unsupported' ? 'skipped' : c.status === 'ok' ? 'not measured' : c.status, c.failureReason);
+  }
   const title = c.sla === 'pass' ? 'Every SLA target met' : c.slaReasons.join('\n');
   return badge(c.sla === 'pass' ? 'pass' : 'fail', c.sla === 'pass' ? 'SLA pass' : 'SLA fail', title);
 }
@@ -71,17 +77,30 @@ function code(text: string): HTMLElement {
   return h('code', {}, text);
 }
 
+/** The outcome in the same words as the notification and the report: candidates, not rows; trials apart; frameworks not in the run. */
+function outcomeLine(model: ReportModel): HTMLElement {
+  const o = model.outcome;
+  const c = o.counts;
+  const parts: Array<Node | string> = [custom('vscode-badge', { id: 'candidate-count', attrs: { variant: 'counter' } }, String(c.candidates)), c.candidates === 1 ? ' candidate' : ' candidates'];
+  if (c.measured) parts.push(' · ', badge('info', `${c.measured} measured`));
+  if (c.skipped) parts.push(' · ', badge('warn', `${c.skipped} skipped`));
+  if (c.failed) parts.push(' · ', badge('fail', `${c.failed} failed`));
+  if (c.measured) parts.push(' · ', badge('pass', `${c.passing} met the SLA`));
+  parts.push(' · ', h('span', { id: 'trial-count' }, `${c.trials} trial${c.trials === 1 ? '' : 's'}${c.trials ? `, ${c.trialsWithinSla} within the SLA` : ''}`));
+  const out = o.frameworks.filter((f) => f.notInRun).map((f) => f.framework);
+  if (out.length) parts.push(' · ', h('span', { id: 'not-in-run', attrs: { title: o.frameworks.filter((f) => f.notInRun).map((f) => `${f.framework}: ${f.reason}`).join('\n') } }, `not in this run: ${out.join(', ')}`));
+  return h('p', { class: 'counts', attrs: { 'aria-label': o.headline } }, ...parts);
+}
+
+/** Nothing was measured: the first reason, where the eye lands first. */
+function nothingMeasured(model: ReportModel): HTMLElement | null {
+  const p = model.outcome.firstProblem;
+  if (model.outcome.counts.measured > 0 || !p) return null;
+  return h('div', { id: 'nothing-measured', class: 'banner banner-warn', attrs: { role: 'alert' } }, h('strong', {}, 'Nothing was measured. '), problemText(p));
+}
+
 function header(model: ReportModel): HTMLElement {
-  const pass = model.candidates.filter((c) => c.sla === 'pass').length;
-  const counts = h(
-    'p',
-    { class: 'counts' },
-    custom('vscode-badge', { id: 'row-count', attrs: { variant: 'counter' } }, String(model.candidates.length)),
-    ' candidates · ',
-    badge('pass', `${pass} pass`),
-    ' ',
-    badge('fail', `${model.candidates.length - pass} fail`),
-  );
+  const counts = outcomeLine(model);
   const source = h('p', { class: 'muted' }, 'Rows: ', code(model.source.rowsFile), model.source.manifestFile ? ' · Manifest: ' : '', model.source.manifestFile ? code(model.source.manifestFile) : null);
   const sim =
     model.simulatedRows > 0
@@ -93,7 +112,7 @@ function header(model: ReportModel): HTMLElement {
     button('Save as Markdown', 'save-markdown', () => host.save('markdown', 'benchmark-report.md', renderReportMarkdown(model))),
     button('Save as CSV', 'save-csv', () => host.save('csv', 'benchmark-report.csv', renderReportCsv(model)), true),
   );
-  return h('header', {}, h('h1', {}, model.title), source, counts, sim, toolbar);
+  return h('header', {}, h('h1', {}, model.title), source, counts, nothingMeasured(model), sim, toolbar);
 }
 
 function bars(model: ReportModel): HTMLElement {
@@ -184,6 +203,9 @@ function winners(model: ReportModel): HTMLElement {
   return wrap;
 }
 
+/** Why a row failed its SLA, or why it measured nothing. */
+const reasonsOf = (r: CandidateRow): string => (!r.measured ? r.failureReason : r.sla === 'fail' ? r.slaReasons.join('; ') : '');
+
 function candidatesSection(model: ReportModel): HTMLElement {
   const cols: Array<Column<CandidateRow>> = [
     { key: 'framework', label: 'Framework', num: false, value: (r) => r.framework },
@@ -203,7 +225,7 @@ function candidatesSection(model: ReportModel): HTMLElement {
       },
     },
     ...metricColumns(model),
-    { key: 'reason', label: 'Reasons', num: false, value: (r) => (r.sla === 'fail' ? r.slaReasons.join('; ') : ''), cell: (r) => (r.sla === 'fail' ? r.slaReasons.join('; ') : '') },
+    { key: 'reason', label: 'Reasons', num: false, value: reasonsOf, cell: reasonsOf },
   ];
   const t = sortableTable('candidates-table', 'Every candidate row', cols, model.candidates, { pageSize: PAGE_SIZE, onSort: (key, dir) => saveState({ sort: { key, dir } }) });
   const shown = h('span', { id: 'shown-count', class: 'muted' });
@@ -213,7 +235,7 @@ function candidatesSection(model: ReportModel): HTMLElement {
     const q = (state.filter ?? '').toLowerCase();
     const n = t.filter((i) => {
       const r = model.candidates[i] as CandidateRow;
-      return (!state.onlyFailing || r.sla === 'fail') && (!q || `${r.framework} ${r.scenario} ${r.candidate} ${r.status}`.toLowerCase().includes(q));
+      return (!state.onlyFailing || (r.measured && r.sla === 'fail')) && (!q || `${r.framework} ${r.scenario} ${r.candidate} ${r.status}`.toLowerCase().includes(q));
     });
     shown.textContent = `${n} of ${model.candidates.length} shown`;
   };

@@ -6,7 +6,7 @@ import { fmtValue } from '../compare';
 import { serverCommandOf } from '../rank';
 import type { CandidateRow, ColumnDef } from '../report-model';
 import { numberOf, strAt } from './values';
-import type { Work } from './work';
+import { isTrial, type Work } from './work';
 
 interface Metric {
   key: string;
@@ -65,6 +65,7 @@ function candidateRow(w: Work, id: number, metrics: readonly Metric[]): Candidat
     slaAsWritten: w.verdict.asWritten,
     simulated: pyGet(w.row, 'simulated') === true,
     smoke: w.smoke,
+    measured: isTrial(w),
     text: [w.framework, w.scenario, candidate, status, slaText, ...cells.map((c) => c.t), fmtValue(pyGet(w.row, 'hardware.gpu_count'))],
     num: [null, null, null, null, null, ...cells.map((c) => c.n), gpus],
     rps: pick('request_throughput'),

@@ -4,7 +4,8 @@ import type { RunFacts } from '../run-facts';
 import { handoffSummary, handoffText, profileShapes, scenarioLengths } from '../handoff';
 import type { BestEntry, CandidateRow, HandoffNote, HandoffScenario } from '../report-model';
 import type { ScenarioVerdict } from '../verdict';
-import type { Work } from './work';
+import { pyGet } from '../../py/ops';
+import { isTrial, type Work } from './work';
 
 export interface HandoffSection {
   handoff: HandoffNote | null;
@@ -50,7 +51,8 @@ export function handoffSection(work: readonly Work[], candidates: readonly Candi
   if (best.length === 0) return { handoff: null, handoffAbsent: 'No scenario has an SLA-passing winner; no profiler handoff.' };
   if (lost.length === 0) {
     const tied = verdicts.some((v) => v.winner && v.winner.framework !== 'sglang' && v.ranked.some((c) => c.framework === 'sglang'));
-    const only = work.every((w) => w.framework === 'sglang');
+    // Placeholder rows (a framework left out, a candidate skipped) measured nothing to compare with.
+    const only = !work.some((w) => w.framework !== 'sglang' && isTrial(w) && pyGet(w.row, 'status') === 'ok');
     if (only) return { handoff: null, handoffAbsent: 'Only SGLang was measured: there is nothing to compare it with, so no profiler handoff.' };
     return { handoff: null, handoffAbsent: tied ? 'SGLang is the winner or within the noise of the winner in every scenario; no profiler handoff needed.' : 'SGLang wins every scenario that has a winner; no profiler handoff needed.' };
   }

@@ -61,8 +61,23 @@ export function scenarioNames(work: readonly Work[]): string[] {
   return distinct(work.map((w) => w.scenario)).sort(pyStrCompare);
 }
 
-/** Frameworks with rows, plus the ones the run facts enables and the caller kept, in display order. */
+/**
+ * Frameworks in the run, in display order: those with rows, plus the ones the run facts enables and the caller kept.
+ * A framework whose only rows say it was left out (user_excluded) is not in the run: the outcome lists it as such.
+ */
 export function frameworkNames(work: readonly Work[], runFacts: RunFacts | undefined): string[] {
   const planned = runFacts?.frameworks.filter((f) => f.enabled && !f.userExcluded).map((f) => f.framework) ?? [];
-  return distinct([...work.map((w) => w.framework), ...planned]).sort(frameworkCompare);
+  const inRun = work.filter((w) => pyGet(w.row, 'status') !== 'user_excluded').map((w) => w.framework);
+  return distinct([...inRun, ...planned]).sort(frameworkCompare);
+}
+
+const TRIAL_MODES = new Set(['fixed', 'search', 'repeat']);
+
+/** A row measured load against a started server (a trial), as opposed to a skip, a launch failure or a placeholder. */
+export function isTrial(w: Work): boolean {
+  const mode = pyGet(w.row, 'trial.mode');
+  if (typeof mode === 'string') return TRIAL_MODES.has(mode);
+  // Rows from before trial.mode: anything with a rate and metrics that is not a skip.
+  const status = pyGet(w.row, 'status');
+  return (status === 'ok' || status === 'failed') && pyGet(w.row, 'metrics') !== undefined;
 }
