@@ -6,7 +6,7 @@ import { checkParsedConfig, type CheckResult } from '../../src/core/config/check
 import { looksLikeConfig } from '../../src/core/config/detect';
 import { matchesAny } from '../../src/core/config/glob';
 import { knownFlagsFor, type SnapshotFlags } from '../../src/core/config/known-flags';
-import { sourceLabel } from '../../src/core/editor/snapshot-label';
+import { configFlagSourcesLabel, sourceLabel } from '../../src/core/editor/snapshot-label';
 import { snapshotSourceFor } from '../../src/core/config/snapshot-source';
 import { FRAMEWORKS } from '../../src/core/frameworks/types';
 import type { ServerSettings } from '../../src/shared/protocol';
@@ -20,8 +20,10 @@ export interface Analysis {
   text: string;
   result: CheckResult;
   snapshots: SnapshotFlags | undefined;
-  /** Per framework: where its flags come from ("vLLM 0.20.1", "SGLang built-in table"). */
+  /** Per framework: where its flags come from ("vLLM 0.20.1", "SGLang built-in table (main 2026-07-18)"). */
   sources: string[];
+  /** The status bar's text: the sources of the frameworks the config runs, with versions. */
+  sourcesLabel: string;
   builtinOnly: boolean;
   snapshotProblem?: string;
   ms: number;
@@ -88,6 +90,7 @@ export class Analyzer {
       result,
       snapshots: entry.flags,
       sources,
+      sourcesLabel: configFlagSourcesLabel(result.model, entry.flags),
       builtinOnly: FRAMEWORKS.every((fw) => !entry.flags?.[fw]),
       ms: performance.now() - t0,
       at: new Date(),

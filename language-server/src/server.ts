@@ -6,6 +6,7 @@ import {
   createConnection,
   DiagnosticSeverity,
   DiagnosticTag,
+  InsertTextFormat,
   ProposedFeatures,
   SymbolKind,
   TextDocuments,
@@ -15,12 +16,14 @@ import {
   type Diagnostic,
   type DocumentSymbol,
   type Range as LspRange,
+  type WorkspaceEdit,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { LineIndex, type Finding } from '../../src/core/config/finding';
-import { completeAt, type CompletionKind } from '../../src/core/editor/completion';
+import { LineIndex, type Finding, type Fix } from '../../src/core/config/finding';
+import { completeAt, snippetText, type CompletionKind } from '../../src/core/editor/completion';
+import { docPageForFinding } from '../../src/core/editor/docs';
 import { hoverAt } from '../../src/core/editor/hover';
-import { candidateSummaries, commandsListing, lensesFor, outlineFor, type OutlineSymbol, type SymbolKind as CoreSymbolKind } from '../../src/core/editor/outline';
+import { candidateSummaries, commandsListing, frameworkErrors, lensesFor, outlineFor, type OutlineSymbol, type SymbolKind as CoreSymbolKind } from '../../src/core/editor/outline';
 import { predictedLeaders } from '../../src/core/editor/predicted';
 import type { Range } from '../../src/core/config/yaml-doc';
 import {
@@ -40,6 +43,7 @@ import {
   type ValidateFilesResult,
 } from '../../src/shared/protocol';
 import { Analyzer, uriToPath, type Analysis } from './analysis';
+import { DocLinks } from './docs';
 import { builtWorker, PREDICT_IDLE_MS, PredictionService } from './predictions';
 import { DiagnosticScheduler } from './scheduler';
 import { SnapshotCache } from './snapshot-cache';
@@ -58,6 +62,9 @@ const documents = new TextDocuments(TextDocument);
 let settings: ServerSettings = DEFAULT_SETTINGS;
 let roots: string[] = [];
 const snapshots = new SnapshotCache();
+const docs = new DocLinks(__dirname);
+/** Whether the client applies snippet edits in a workspace edit (a quick fix can then select a value to review). */
+let snippetEdits = false;
 const analyzer = new Analyzer(
   snapshots,
   () => settings,
@@ -74,9 +81,11 @@ function toDiagnostic(lines: LineIndex, f: Finding): Diagnostic {
     severity: f.severity === 'error' ? DiagnosticSeverity.Error : f.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Information,
     code: f.code,
     source: DIAGNOSTIC_SOURCE,
-    message: f.message,
+    message: f.editorMessage ?? f.message,
   };
   if (f.code === 'sla-deprecated') d.tags = [DiagnosticTag.Deprecated];
+  const href = docs.href(docPageForFinding(f.code));
+  if (href) d.codeDescription = { href };
   return d;
 }
 
@@ -98,6 +107,7 @@ function publish(a: Analysis): void {
   status.update({
     uri: a.uri,
     sources: a.sources,
+    label: a.sourcesLabel,
     builtinOnly: a.builtinOnly,
     validatedAt: a.at.toISOString(),
     ms: Math.round(a.ms * 10) / 10,
@@ -156,6 +166,8 @@ function repredictAll(): void {
 
 connection.onInitialize((params) => {
   lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+  const editCaps = params.capabilities.workspace?.workspaceEdit;
+  snippetEdits = editCaps?.snippetEditSupport === true && editCaps.documentChanges === true;
   const init = params.initializationOptions as Partial<ServerSettings> | undefined;
   settings = { ...DEFAULT_SETTINGS, ...init };
   roots = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)).filter((p): p is string => p !== undefined);
@@ -234,6 +246,7 @@ connection.onCompletion((p) => {
     if (c.detail) item.detail = c.detail;
     if (c.documentation) item.documentation = { kind: 'markdown', value: c.documentation };
     if (c.sortText) item.sortText = c.sortText;
+    if (c.snippet) item.insertTextFormat = InsertTextFormat.Snippet;
     if (c.deprecated) item.tags = [1];
     return item;
   });
@@ -244,10 +257,26 @@ connection.onHover((p) => {
   if (!a) return null;
   const lines = new LineIndex(a.text);
   const h = hoverAt(a.result, lines.offsetAt(p.position), a.snapshots, predictions.get(a.uri, a.version));
-  return h ? { contents: { kind: 'markdown', value: h.markdown }, range: toRange(lines, h.range) } : null;
+  return h ? { contents: { kind: 'markdown', value: docs.withLink(h.markdown, h.doc) }, range: toRange(lines, h.range) } : null;
 });
 
 const overlaps = (a: Range, b: Range) => a[0] <= b[1] && b[0] <= a[1];
+
+/**
+ * A fix as a workspace edit. An edit that asks for part of its text to be selected (a value to review) becomes a snippet
+ * edit with that part as its one placeholder, where the client applies snippet edits; elsewhere plain text edits.
+ */
+function fixEdit(uri: string, version: number, lines: LineIndex, fix: Fix): WorkspaceEdit {
+  if (!snippetEdits || !fix.edits.some((e) => e.select)) return { changes: { [uri]: fix.edits.map((e) => ({ range: toRange(lines, e.range), newText: e.newText })) } };
+  const edits = fix.edits.map((e) => {
+    const range = toRange(lines, e.range);
+    if (!e.select) return { range, newText: e.newText };
+    const [s, t] = e.select;
+    const value = `${snippetText(e.newText.slice(0, s))}\${1:${snippetText(e.newText.slice(s, t))}}${snippetText(e.newText.slice(t))}`;
+    return { range, snippet: { kind: 'snippet' as const, value } };
+  });
+  return { documentChanges: [{ textDocument: { uri, version: version < 0 ? null : version }, edits }] };
+}
 
 connection.onCodeAction((p) => {
   const a = analysisOf(p.textDocument.uri);
@@ -259,13 +288,8 @@ connection.onCodeAction((p) => {
     if (!f.fixes || !overlaps(f.range, want)) continue;
     const diagnostic = toDiagnostic(lines, f);
     f.fixes.forEach((fix, i) => {
-      actions.push({
-        title: fix.title,
-        kind: CodeActionKind.QuickFix,
-        diagnostics: [diagnostic],
-        isPreferred: i === 0,
-        edit: { changes: { [a.uri]: fix.edits.map((e) => ({ range: toRange(lines, e.range), newText: e.newText })) } },
-      });
+      // A fix that changes what the config means is never the one an editor applies on its own (Auto Fix).
+      actions.push({ title: fix.title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], isPreferred: i === 0 && !fix.changesMeaning, edit: fixEdit(a.uri, a.version, lines, fix) });
     });
   }
   return actions;
@@ -317,7 +341,16 @@ function analysisOrRead(uri: string): Analysis {
   return analyzer.analyze(uri, -1, readFileSync(path, 'utf8'));
 }
 
-connection.onRequest(PLAN_REQUEST, (p: PlanParams): PlanResult => ({ frameworks: candidateSummaries(analysisOrRead(p.uri).result) }));
+connection.onRequest(PLAN_REQUEST, (p: PlanParams): PlanResult => {
+  const a = analysisOrRead(p.uri);
+  const lines = new LineIndex(a.text);
+  const errors: NonNullable<PlanResult['errors']> = {};
+  for (const plan of a.result.candidateLists) {
+    const found = frameworkErrors(a.result, plan.framework).map((f) => ({ message: f.message, ...lines.positionAt(f.range[0]) }));
+    if (found.length) errors[plan.framework] = found;
+  }
+  return { frameworks: candidateSummaries(a.result), errors };
+});
 
 connection.onRequest(CANDIDATES_REQUEST, (p: CandidatesParams): CandidatesResult => {
   const a = analysisOrRead(p.uri);

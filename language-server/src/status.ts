@@ -1,12 +1,12 @@
 // The status bar's notification (`autobench/status`), per document: sent at once when what the item shows changes
-// (flag sources, error and warning counts), else at most once a second, carrying the latest validation's time.
+// (flag sources and their label, error and warning counts), else at most once a second, carrying the latest validation's time.
 // Typing changes only the tooltip's "last validated" line, which need not be repainted on every keystroke.
 import type { StatusParams } from '../../src/shared/protocol';
 
 /** How often an unchanged status (only its time and ms moved on) is sent while a document is being edited. */
 export const STATUS_INTERVAL_MS = 1000;
 
-const shown = (s: StatusParams): string => JSON.stringify([s.sources, s.builtinOnly, s.errors, s.warnings]);
+const shown = (s: StatusParams): string => JSON.stringify([s.label, s.sources, s.builtinOnly, s.errors, s.warnings]);
 
 interface Sent {
   shown: string;

@@ -29,8 +29,7 @@ export function registerStatusBar(ctx: AutobenchContext): void {
       status.hide();
       return;
     }
-    const shown = s.builtinOnly ? 'built-in flag table' : s.sources.filter((x) => !x.endsWith('built-in table')).join(' · ');
-    status.text = `$(checklist) ${shown}`;
+    status.text = `$(checklist) ${s.label}`;
     status.tooltip = tooltip(s);
     status.show();
   };

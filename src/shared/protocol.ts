@@ -47,8 +47,16 @@ export interface PlanCandidate {
   overrides: string;
   command: string;
 }
+/** An error a run of a framework meets (its own section's, or one outside every framework's), where it is. */
+export interface PlanFinding {
+  message: string;
+  line: number;
+  character: number;
+}
 export interface PlanResult {
   frameworks: Record<string, PlanCandidate[]>;
+  /** Per enabled framework, the errors a run of it meets (what its Run lenses count); empty lists left out. */
+  errors?: Record<string, PlanFinding[]>;
 }
 
 /** client -> server request: validate files on disk and publish their diagnostics. */
@@ -67,8 +75,10 @@ export interface ValidateFilesResult {
 export const STATUS_NOTIFICATION = 'autobench/status';
 export interface StatusParams {
   uri: string;
-  /** e.g. ["vLLM 0.20.1", "SGLang main 2026-07-18", "TensorRT-LLM built-in table"] */
+  /** e.g. ["vLLM 0.20.1", "SGLang main 2026-07-18", "TensorRT-LLM built-in table (main @ 00209af1)"] */
   sources: string[];
+  /** The status bar's text: the flag sources of the frameworks the config runs, with versions ("flags: vLLM 0.20.1 · …"). */
+  label: string;
   /** True when no snapshot applies to any framework. */
   builtinOnly: boolean;
   validatedAt: string;

@@ -80,6 +80,8 @@ const STYLE = `
 body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 2px 8px; border-bottom: 1px solid var(--vscode-panel-border); font-variant-numeric: tabular-nums; }
+/* A trial (candidate, scenario, rate, round) on one line keeps the rows scannable; the status column wraps instead. */
+th, #trials-table td:first-child { white-space: nowrap; }
 tr.ok td:nth-child(2) { color: var(--vscode-testing-iconPassed); }
 tr.failed td:nth-child(2), tr.oom td:nth-child(2), tr.timeout td:nth-child(2), tr.sla-failing td:nth-child(2) { color: var(--vscode-errorForeground); }
 #jobs { margin-bottom: 1em; }

@@ -15,7 +15,7 @@ import { FIXTURES, HELP } from '../support/fixtures';
 import { offsetAfter, readRepoFile, replaceOnce } from '../support/text-at';
 
 const QWEN = readRepoFile('configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml');
-const BUILTIN = ['SGLang built-in table', 'vLLM built-in table', 'TensorRT-LLM built-in table', 'TokenSpeed built-in table'];
+const BUILTIN = ['SGLang built-in table (main 2026-07-18)', 'vLLM built-in table (0.20.1)', 'TensorRT-LLM built-in table (main @ 00209af1)', 'TokenSpeed built-in table (0.1.0)'];
 const LONG_PREFILL = "vllm: unknown or unsupported server flag 'long_prefill_token_threshold'";
 const WS = mkdtempSync(join(tmpdir(), 'autobench-analysis-'));
 after(() => rmSync(WS, { recursive: true, force: true }));
@@ -102,7 +102,7 @@ describe('one analysis per (uri, version)', () => {
     a.clear();
     const after = a.analyze(uri, 1, QWEN);
     assert.equal(after.builtinOnly, false);
-    assert.deepEqual(after.sources, ['SGLang built-in table', 'vLLM 0.6.6', 'TensorRT-LLM built-in table', 'TokenSpeed built-in table']);
+    assert.deepEqual(after.sources, ['SGLang built-in table (main 2026-07-18)', 'vLLM 0.6.6', 'TensorRT-LLM built-in table (main @ 00209af1)', 'TokenSpeed built-in table (0.1.0)']);
     assert.ok(errors(after).includes(LONG_PREFILL));
   });
 });
@@ -112,6 +112,7 @@ describe('snapshots in an analysis', () => {
     const { a } = analyzer();
     const x = a.analyze(uriOf(), 1, QWEN);
     assert.deepEqual(x.sources, BUILTIN);
+    assert.equal(x.sourcesLabel, 'flags: built-in table (SGLang main 2026-07-18, vLLM 0.20.1, TensorRT-LLM main @ 00209af1, TokenSpeed 0.1.0)');
     assert.equal(x.builtinOnly, true);
     assert.equal(x.snapshots, undefined);
     assert.equal(x.snapshotProblem, undefined);
@@ -123,7 +124,8 @@ describe('snapshots in an analysis', () => {
     const { a } = analyzer();
     const text = `# autobench: help-dir=snapshots/v0.6.6\n${QWEN}`;
     const x = a.analyze(uriOf(), 1, text);
-    assert.deepEqual(x.sources, ['SGLang built-in table', 'vLLM 0.6.6', 'TensorRT-LLM built-in table', 'TokenSpeed built-in table']);
+    assert.deepEqual(x.sources, ['SGLang built-in table (main 2026-07-18)', 'vLLM 0.6.6', 'TensorRT-LLM built-in table (main @ 00209af1)', 'TokenSpeed built-in table (0.1.0)']);
+    assert.equal(x.sourcesLabel, 'flags: vLLM 0.6.6 · built-in table (SGLang main 2026-07-18, TensorRT-LLM main @ 00209af1, TokenSpeed 0.1.0)');
     assert.equal(x.builtinOnly, false);
     assert.ok(errors(x).includes(LONG_PREFILL), JSON.stringify(errors(x)));
     const y = a.analyze(uriOf(), 1, text);
@@ -148,7 +150,7 @@ describe('snapshots in an analysis', () => {
     const x = a.analyze(pathToFileURL(join(dir, 'plan.yaml')).toString(), 1, plan);
     assert.equal(x.result.kind, 'plan');
     // The manifest wins over the setting; the label is the file's folder name.
-    assert.deepEqual(x.sources, ['SGLang built-in table', 'vLLM help', 'TensorRT-LLM built-in table', 'TokenSpeed built-in table']);
+    assert.deepEqual(x.sources, ['SGLang built-in table (main 2026-07-18)', 'vLLM help', 'TensorRT-LLM built-in table (main @ 00209af1)', 'TokenSpeed built-in table (0.1.0)']);
     assert.ok(errors(x).includes(LONG_PREFILL), JSON.stringify(errors(x)));
   });
 

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { builtinKnownFlags, findFlag } from '../../src/core/config/known-flags';
 import { loadSnapshotFlags } from '../../src/core/config/snapshot-flags';
-import { completeAt, type CompletionEntry } from '../../src/core/editor/completion';
+import { completeAt, snippetText, yamlString, type CompletionEntry } from '../../src/core/editor/completion';
 import { HELP } from '../support/fixtures';
 import { offsetAfter, readRepoFile, replaceOnce } from '../support/text-at';
 
 const QWEN = readRepoFile('configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml');
-const BUILTIN_FOOTER = '_from the built-in flag table: no `--help` snapshot applies (set `autobench.helpDir`, a `# autobench: help-dir=` modeline, or `version_manifest` help paths)_';
+const BUILTIN_FOOTER = '_from the built-in flag table (vLLM 0.20.1): no `--help` snapshot applies (set `autobench.snapshots.helpDir`, a `# autobench: help-dir=` modeline, or `version_manifest` help paths)_';
 const VLLM_BASE_KEYS = ['tensor_parallel_size', 'gpu_memory_utilization', 'max_model_len', 'dtype', 'enable_chunked_prefill', 'kv_cache_dtype'];
 
 /** QWEN with one new line typed after `line` (first occurrence past `after`), and the cursor at its end. */
@@ -30,7 +30,30 @@ describe('flag names in a flag block', () => {
     const expected = builtinKnownFlags('vllm').flags.map((f) => f.key).filter((k) => !VLLM_BASE_KEYS.includes(k));
     assert.deepEqual(labels(entries), expected);
     assert.ok(!labels(entries).includes('mem_fraction_static'), 'an SGLang flag offered for vLLM');
-    assert.ok(entries.every((e) => e.kind === 'flag' && e.insertText === `${e.label}: ` && e.replace[0] === at && e.replace[1] === at));
+    assert.ok(entries.every((e) => e.kind === 'flag' && e.insertText.startsWith(`${e.label}: `) && e.replace[0] === at && e.replace[1] === at));
+  });
+
+  test('a boolean flag inserts its value to pick and a choice flag its choices, as snippets; a free-valued flag the key alone', () => {
+    const by = (label: string) => entries.find((e) => e.label === label);
+    // A key left without a value is null, which leaves the flag out: the value comes with the key.
+    assert.deepEqual([by('enforce_eager')?.insertText, by('enforce_eager')?.snippet], ['enforce_eager: ${1|true,false|}', true]);
+    assert.deepEqual([by('kv_offloading_backend')?.insertText, by('kv_offloading_backend')?.snippet], ['kv_offloading_backend: ${1|lmcache,native|}', true]);
+    assert.deepEqual([by('max_num_seqs')?.insertText, by('max_num_seqs')?.snippet], ['max_num_seqs: ', undefined]);
+    const snippets = entries.filter((e) => e.snippet).map((e) => e.label);
+    const flags = builtinKnownFlags('vllm').flags.filter((f) => !VLLM_BASE_KEYS.includes(f.key));
+    assert.deepEqual(snippets, flags.filter((f) => f.kind === 'bool' || f.choices?.length).map((f) => f.key));
+  });
+
+  test('a flag on by default offers false first; search_space wraps the pick in a list; a choice YAML would misread is quoted', () => {
+    const onByDefault = entries.find((e) => e.label === 'async_scheduling');
+    assert.equal(onByDefault?.insertText, 'async_scheduling: ${1|false,true|}');
+    const search = typeLine('  vllm:\n', '    search_space:\n', '      ');
+    const inSearch = completeAt(search.text, search.at, 'cookbook', undefined);
+    assert.equal(inSearch.find((e) => e.label === 'enforce_eager')?.insertText, 'enforce_eager: [${1|true,false|}]');
+    assert.equal(inSearch.find((e) => e.label === 'kv_offloading_backend')?.insertText, 'kv_offloading_backend: [${1|lmcache,native|}]');
+    const ts = typeLine('  tokenspeed:\n', '      max_model_len: 12288\n', '      ');
+    // `null` as a choice is the string: quoted, or YAML would read it as no value.
+    assert.equal(completeAt(ts.text, ts.at, 'cookbook', undefined).find((e) => e.label === 'disaggregation_mode')?.insertText, "disaggregation_mode: ${1|'null',prefill,decode,encode|}");
   });
 
   test('an entry carries its kind and source, the markdown of its help, and sorts deprecated flags last', () => {
@@ -39,16 +62,16 @@ describe('flag names in a flag block', () => {
       {
         label: 'max_num_seqs',
         kind: 'flag',
-        detail: 'int · vLLM built-in table',
+        detail: 'int · vLLM built-in table (0.20.1)',
         documentation: `**\`--max-num-seqs\`**\n\nCap on sequences in one iteration.\n\nvalue: int\n\n${BUILTIN_FOOTER}`,
         insertText: 'max_num_seqs: ',
         replace: [at, at],
         sortText: '0max_num_seqs',
       },
     );
-    assert.equal(entries.find((e) => e.label === 'kv_offloading_backend')?.detail, 'choice {lmcache,native} · vLLM built-in table');
+    assert.equal(entries.find((e) => e.label === 'kv_offloading_backend')?.detail, 'choice {lmcache,native} · vLLM built-in table (0.20.1)');
     // More than four choices are cut to four and an ellipsis.
-    assert.match(entries.find((e) => e.label === 'tokenizer_mode')?.detail ?? '', /^choice \{auto(,[^,{}]+){3},…\} · vLLM built-in table$/);
+    assert.match(entries.find((e) => e.label === 'tokenizer_mode')?.detail ?? '', /^choice \{auto(,[^,{}]+){3},…\} · vLLM built-in table \(0\.20\.1\)$/);
     const deprecated = entries.filter((e) => e.deprecated);
     assert.deepEqual(deprecated.map((e) => [e.label, e.sortText]), [['calculate_kv_scales', '1calculate_kv_scales']]);
     assert.ok(entries.filter((e) => !e.deprecated).every((e) => e.sortText === `0${e.label}` && !('deprecated' in e)));
@@ -80,7 +103,7 @@ describe('flag names in a flag block', () => {
     const got = completeAt(sg.text, sg.at, 'cookbook', undefined);
     const expected = builtinKnownFlags('sglang').flags.map((f) => f.key).filter((k) => !['tp_size', 'model_path', 'mem_fraction_static', 'schedule_policy'].includes(k));
     assert.deepEqual(labels(got), expected);
-    assert.ok(got.every((e) => e.detail?.endsWith(' · SGLang built-in table')));
+    assert.ok(got.every((e) => e.detail?.endsWith(' · SGLang built-in table (main 2026-07-18)')));
   });
 });
 
@@ -102,7 +125,7 @@ describe('flag names from a --help snapshot', () => {
   test('frameworks the snapshot folder does not cover keep the built-in table', () => {
     const sg = typeLine('  sglang:\n', '      schedule_policy: lpm\n', '      ');
     const entries = completeAt(sg.text, sg.at, 'cookbook', snap);
-    assert.ok(entries.length > 0 && entries.every((e) => e.detail?.endsWith(' · SGLang built-in table')));
+    assert.ok(entries.length > 0 && entries.every((e) => e.detail?.endsWith(' · SGLang built-in table (main 2026-07-18)')));
   });
 });
 
@@ -112,7 +135,7 @@ describe('flag values', () => {
     const entries = completeAt(text, at, 'cookbook', undefined);
     assert.deepEqual(labels(entries), choicesOf('vllm', 'kv_cache_dtype'));
     assert.ok(labels(entries).includes('fp8'));
-    assert.deepEqual(entries[0], { label: 'auto', kind: 'value', detail: 'kv_cache_dtype · vLLM built-in table', insertText: 'auto', replace: [at - 2, at], sortText: '0000' });
+    assert.deepEqual(entries[0], { label: 'auto', kind: 'value', detail: 'kv_cache_dtype · vLLM built-in table (0.20.1)', insertText: 'auto', replace: [at - 2, at], sortText: '0000' });
     assert.equal(entries[3]?.sortText, '0003');
   });
 
@@ -126,7 +149,7 @@ describe('flag values', () => {
     // The first `- flashinfer` past `sglang:` closes prefill_attention_backend's list.
     const entries = completeAt(text, at, 'cookbook', undefined);
     assert.deepEqual(labels(entries), choicesOf('sglang', 'prefill_attention_backend'));
-    assert.equal(entries[0]?.detail, 'prefill_attention_backend · SGLang built-in table');
+    assert.equal(entries[0]?.detail, 'prefill_attention_backend · SGLang built-in table (main 2026-07-18)');
   });
 
   test('a boolean flag offers true and false', () => {
@@ -135,6 +158,17 @@ describe('flag values', () => {
       { label: 'true', kind: 'boolean', insertText: 'true', replace: [at, at] },
       { label: 'false', kind: 'boolean', insertText: 'false', replace: [at, at] },
     ]);
+  });
+
+  test('snippet text and YAML values stand for themselves', () => {
+    assert.equal(snippetText('a$b}c\\d'), 'a\\$b\\}c\\\\d');
+    assert.deepEqual(['auto', 'fp8', '16', '-1', 'null', 'on', 'No', '~', 'a: b', '#x', "it's", ' pad'].map(yamlString), ['auto', 'fp8', '16', '-1', "'null'", "'on'", "'No'", "'~'", "'a: b'", "'#x'", "it's", "' pad'"]);
+  });
+
+  test('a choice YAML would misread is inserted quoted, labelled as it is', () => {
+    const { text, at } = typeLine('  tokenspeed:\n', '      max_model_len: 12288\n', '      disaggregation_mode: ');
+    const first = completeAt(text, at, 'cookbook', undefined)[0];
+    assert.deepEqual([first?.label, first?.insertText], ['null', "'null'"]);
   });
 
   test('a free-valued flag and an unknown flag offer nothing', () => {
@@ -159,6 +193,20 @@ describe('schema keys and values', () => {
         documentation: 'GPU model name, recorded for the fairness audit (not used for scheduling).',
       },
     ]);
+  });
+
+  test('a boolean key and a key with a closed set of values insert the value to pick; a free key does not', () => {
+    const hw = typeLine('hardware:\n', '  gpu_count: 8\n', '  ');
+    // multi_node is taken in QWEN: drop it to see its completion.
+    const text = replaceOnce(hw.text, '  multi_node: false\n', '');
+    const at = hw.at;
+    const entries = completeAt(text, at, 'cookbook', undefined);
+    const multi = entries.find((e) => e.label === 'multi_node');
+    assert.deepEqual([multi?.insertText, multi?.snippet], ['multi_node: ${1|true,false|}', true]);
+    const search = replaceOnce(QWEN, '  candidate_generation: coverage_first\n', '  \n');
+    const s = completeAt(search, offsetAfter(search, '  max_candidates_per_framework: 10\n  '), 'cookbook', undefined);
+    assert.deepEqual(s.find((e) => e.label === 'candidate_generation')?.insertText, 'candidate_generation: ${1|baseline_first_bounded_product,coverage_first|}');
+    assert.deepEqual(labels(entries.filter((e) => !e.snippet)), ['gpu_model']);
   });
 
   test('a key whose value is a block opens it on the next line, one level deeper', () => {

@@ -11,7 +11,11 @@ import { indexOfOnce, readRepoFile, replaceOnce, spanOf } from '../support/text-
 
 const QWEN = readRepoFile('configs', 'cookbook-llm', 'qwen3-235b-a22b.yaml');
 const PLAN = readFileSync(join(FIXTURES, 'plans', 'example-plan.yaml'), 'utf8');
-const BUILTIN_FOOTER = '_from the built-in flag table: no `--help` snapshot applies (set `autobench.helpDir`, a `# autobench: help-dir=` modeline, or `version_manifest` help paths)_';
+/** The hover's last line for a framework on the built-in table: the version that table follows, and how to use a snapshot. */
+const builtinFooter = (fwVersion: string) =>
+  `_from the built-in flag table (${fwVersion}): no \`--help\` snapshot applies (set \`autobench.snapshots.helpDir\`, a \`# autobench: help-dir=\` modeline, or \`version_manifest\` help paths)_`;
+const BUILTIN_FOOTER = builtinFooter('vLLM 0.20.1');
+const SGLANG_FOOTER = builtinFooter('SGLang main 2026-07-18');
 const qwen = checkConfigText(QWEN);
 
 describe('hover on server flags', () => {
@@ -35,7 +39,7 @@ describe('hover on server flags', () => {
 
   test('an SGLang flag names its aliases; a default-on flag its disable form', () => {
     const tp = spanOf(QWEN, 'tp_size', '  sglang:\n');
-    assert.equal(hoverAt(qwen, tp[0], undefined)?.markdown, `**\`--tp-size\`** (also \`tensor_parallel_size\`)\n\nTensor parallel size.\n\nvalue: int\n\n${BUILTIN_FOOTER}`);
+    assert.equal(hoverAt(qwen, tp[0], undefined)?.markdown, `**\`--tp-size\`** (also \`tensor_parallel_size\`)\n\nTensor parallel size.\n\nvalue: int\n\n${SGLANG_FOOTER}`);
     const caching = spanOf(QWEN, 'enable_prefix_caching', '  vllm:\n');
     assert.match(hoverAt(qwen, caching[0], undefined)?.markdown ?? '', /\n\nvalue: bool · on by default; `false` renders `--no-enable-prefix-caching`\n\n/);
   });
@@ -44,7 +48,7 @@ describe('hover on server flags', () => {
     const text = replaceOnce(QWEN, '      dtype: auto\n      enable_chunked_prefill', '      dtype: auto\n      zzz: 1\n      enable_chunked_prefill');
     const key = spanOf(text, 'zzz');
     assert.deepEqual(hoverAt(checkConfigText(text), key[0] + 1, undefined), {
-      markdown: '`zzz` is not a flag of this vllm CLI.\n\n_checked against the built-in flag table_',
+      markdown: '`zzz` is not a flag of this vllm CLI.\n\n_checked against the built-in flag table (vLLM 0.20.1)_',
       range: key,
     });
   });
@@ -62,7 +66,7 @@ describe('hover on server flags', () => {
       range: missing,
     });
     // SGLang is not in that folder: its flags still come from the built-in table.
-    assert.ok(hoverAt(r, spanOf(QWEN, 'tp_size', '  sglang:\n')[0], snap)?.markdown.endsWith(BUILTIN_FOOTER));
+    assert.ok(hoverAt(r, spanOf(QWEN, 'tp_size', '  sglang:\n')[0], snap)?.markdown.endsWith(SGLANG_FOOTER));
   });
 });
 
@@ -86,7 +90,8 @@ describe('hover on scenarios', () => {
 describe('hover from the schema', () => {
   test('a key: its name and the schema description', () => {
     const k = spanOf(QWEN, 'max_p50_ttft_ms');
-    assert.deepEqual(hoverAt(qwen, k[0], undefined), { markdown: '**max_p50_ttft_ms**\n\nHighest acceptable median time to first token, in milliseconds.', range: k });
+    // An SLA key names our page on SLA keys, which the language server links.
+    assert.deepEqual(hoverAt(qwen, k[0], undefined), { markdown: '**max_p50_ttft_ms**\n\nHighest acceptable median time to first token, in milliseconds.', range: k, doc: 'sla' });
     const top = spanOf(QWEN, 'schema_version');
     assert.deepEqual(hoverAt(qwen, 0, undefined), { markdown: '**schema_version**\n\nVersion of this config format. Only version 1 exists.', range: top });
   });
@@ -116,6 +121,27 @@ describe('hover from the schema', () => {
     assert.equal(hoverAt(qwen, spanOf(QWEN, 'temperature')[0], undefined), undefined);
     assert.equal(hoverAt(qwen, spanOf(QWEN, 'source:\n')[1], undefined), undefined);
     assert.equal(hoverAt(checkConfigText(PLAN, { kind: 'auto' }), 2, undefined), undefined);
+  });
+});
+
+describe('no hover between keys and values', () => {
+  test('in the indentation before a key: nothing, not the enclosing key', () => {
+    const key = spanOf(QWEN, 'max_num_seqs', '  vllm:\n');
+    const lineStart = QWEN.lastIndexOf('\n', key[0]) + 1;
+    for (let at = lineStart; at < key[0]; at++) assert.equal(hoverAt(qwen, at, undefined), undefined, `column ${at - lineStart}`);
+    assert.ok(hoverAt(qwen, key[0], undefined), 'the key itself still hovers');
+    // The same for a schema key and for the items of a block list.
+    const tier = spanOf(QWEN, 'tier');
+    assert.equal(hoverAt(qwen, tier[0] - 1, undefined), undefined);
+    const item = spanOf(QWEN, '- 48', '  vllm:\n');
+    assert.equal(hoverAt(qwen, item[0] - 1, undefined), undefined);
+  });
+
+  test('after the colon, before the value: nothing', () => {
+    const key = spanOf(QWEN, 'tp_size', '  sglang:\n');
+    assert.equal(QWEN[key[1] + 1], ' ');
+    assert.equal(hoverAt(qwen, key[1] + 1, undefined), undefined);
+    assert.equal(nodePathAt(qwen.root, key[1] + 1), undefined);
   });
 });
 

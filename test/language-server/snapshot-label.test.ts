@@ -1,12 +1,13 @@
-// snapshot-label in-process: the short names of flag sources shown in completion, hover and the status ("vLLM 0.6.6", "SGLang main 2026-07-18", "built-in table").
+// snapshot-label in-process: the short names of flag sources shown in completion, hover and the status ("vLLM 0.6.6", "SGLang main 2026-07-18", "vLLM built-in table (0.20.1)"), and the status bar's label.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { builtinKnownFlags, type KnownFlags } from '../../src/core/config/known-flags';
 import { loadSnapshotFlags } from '../../src/core/config/snapshot-flags';
-import { sourceDetail, sourceLabel, versionFromFolder } from '../../src/core/editor/snapshot-label';
+import { checkConfigText } from '../../src/core/config/check';
+import { configFlagSourcesLabel, flagSourcesLabel, sourceDetail, sourceLabel, versionFromFolder } from '../../src/core/editor/snapshot-label';
 import type { FrameworkKey } from '../../src/core/frameworks/types';
-import { HELP } from '../support/fixtures';
+import { HELP, mutate, VALID } from '../support/fixtures';
 
 function snapshot(fw: FrameworkKey, ...folder: string[]): KnownFlags {
   const known = loadSnapshotFlags(join(HELP, ...folder)).flags[fw];
@@ -29,14 +30,14 @@ describe('versionFromFolder', () => {
 });
 
 describe('sourceLabel and sourceDetail', () => {
-  test('the built-in table, per framework', () => {
+  test('the built-in table, per framework, with the version whose --help it follows', () => {
     assert.deepEqual(
       (['sglang', 'vllm', 'tensorrt_llm', 'tokenspeed'] as const).map((fw) => sourceLabel(builtinKnownFlags(fw))),
-      ['SGLang built-in table', 'vLLM built-in table', 'TensorRT-LLM built-in table', 'TokenSpeed built-in table'],
+      ['SGLang built-in table (main 2026-07-18)', 'vLLM built-in table (0.20.1)', 'TensorRT-LLM built-in table (main @ 00209af1)', 'TokenSpeed built-in table (0.1.0)'],
     );
     assert.equal(
       sourceDetail(builtinKnownFlags('vllm')),
-      'from the built-in flag table: no `--help` snapshot applies (set `autobench.helpDir`, a `# autobench: help-dir=` modeline, or `version_manifest` help paths)',
+      'from the built-in flag table (vLLM 0.20.1): no `--help` snapshot applies (set `autobench.snapshots.helpDir`, a `# autobench: help-dir=` modeline, or `version_manifest` help paths)',
     );
   });
 
@@ -55,6 +56,30 @@ describe('sourceLabel and sourceDetail', () => {
 
   test('a snapshot without files is labelled as the built-in table', () => {
     const empty: KnownFlags = { ...snapshot('vllm', 'vllm', 'v0.6.6'), files: [] };
-    assert.equal(sourceLabel(empty), 'vLLM built-in table');
+    assert.equal(sourceLabel(empty), 'vLLM built-in table (0.20.1)');
+  });
+});
+
+describe('the status bar label', () => {
+  const ALL_BUILTIN = 'flags: built-in table (SGLang main 2026-07-18, vLLM 0.20.1, TensorRT-LLM main @ 00209af1, TokenSpeed 0.1.0)';
+
+  test('on the built-in table: the versions each framework\'s table follows', () => {
+    assert.equal(flagSourcesLabel((['sglang', 'vllm', 'tensorrt_llm', 'tokenspeed'] as const).map((fw) => builtinKnownFlags(fw))), ALL_BUILTIN);
+  });
+
+  test('a snapshot by its version first, then the frameworks left on the built-in table', () => {
+    assert.equal(flagSourcesLabel([builtinKnownFlags('sglang'), snapshot('vllm', 'vllm', 'v0.6.6')]), 'flags: vLLM 0.6.6 · built-in table (SGLang main 2026-07-18)');
+    assert.equal(flagSourcesLabel([snapshot('vllm', 'vllm', 'v0.6.6')]), 'flags: vLLM 0.6.6');
+  });
+
+  test('a config: only the frameworks it runs; a config that runs none names all four', () => {
+    // VALID enables SGLang and vLLM.
+    assert.equal(configFlagSourcesLabel(checkConfigText(VALID).model, undefined), 'flags: built-in table (SGLang main 2026-07-18, vLLM 0.20.1)');
+    const snap = loadSnapshotFlags(join(HELP, 'vllm', 'v0.6.6')).flags;
+    assert.equal(configFlagSourcesLabel(checkConfigText(VALID, { snapshots: snap }).model, snap), 'flags: vLLM 0.6.6 · built-in table (SGLang main 2026-07-18)');
+    const vllmOnly = mutate('  sglang:\n    enabled: true', '  sglang:\n    enabled: false');
+    assert.equal(configFlagSourcesLabel(checkConfigText(vllmOnly, { snapshots: snap }).model, snap), 'flags: vLLM 0.6.6');
+    const none = mutate('  vllm:\n    enabled: true', '  vllm:\n    enabled: false', vllmOnly);
+    assert.equal(configFlagSourcesLabel(checkConfigText(none).model, undefined), ALL_BUILTIN);
   });
 });

@@ -9,9 +9,10 @@ import type { StatusParams } from '../../src/shared/protocol';
 import { STATUS_INTERVAL_MS, StatusNotifier } from '../../language-server/src/status';
 import { OneWriteMessageWriter } from '../../language-server/src/stdio-writer';
 
-const status = (uri: string, n: number, errors = 0): StatusParams => ({
+const status = (uri: string, n: number, errors = 0, label = 'flags: built-in table (vLLM 0.20.1)'): StatusParams => ({
   uri,
-  sources: ['vLLM built-in table'],
+  sources: ['vLLM built-in table (0.20.1)'],
+  label,
   builtinOnly: true,
   validatedAt: `t${n}`,
   ms: n,
@@ -55,6 +56,9 @@ describe('status notifications', () => {
     assert.deepEqual(sent, ['a@t1', 'a@t3']);
     tick(10 * STATUS_INTERVAL_MS);
     assert.deepEqual(sent, ['a@t1', 'a@t3'], 'the pending t2 was dropped');
+    // A framework enabled or disabled changes the label alone: that shows at once too.
+    n.update(status('a', 4, 1, 'flags: built-in table (SGLang main 2026-07-18, vLLM 0.20.1)'));
+    assert.deepEqual(sent, ['a@t1', 'a@t3', 'a@t4']);
   });
 
   test('documents apart; a closed document gets nothing more', (t) => {

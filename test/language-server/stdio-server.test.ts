@@ -27,6 +27,8 @@ function apply(text: string, edits: TextEdit[]): string {
 }
 
 const errorsOf = (d: Diagnostic[]) => d.filter((x) => x.severity === 1);
+/** Our page on SLA keys as the built server links it: docs/ beside dist/. */
+const SLA_DOC = pathToFileURL(join(REPO, 'docs', 'sla.md')).href;
 const msg = (d: Diagnostic): string => (typeof d.message === 'string' ? d.message : d.message.value);
 
 describe('language server over stdio', () => {
@@ -109,6 +111,10 @@ describe('language server over stdio', () => {
     assert.ok(!labels.includes('mem_fraction_static'), 'SGLang flags are not offered for vLLM');
     const seqs = items.find((i) => i.label === 'max_num_seqs')!;
     assert.match(String(seqs.detail), /int/);
+    // A boolean flag comes with its value to pick, marked as a snippet; a free-valued flag is plain text.
+    const eager = items.find((i) => i.label === 'enforce_eager')!;
+    assert.deepEqual([eager.insertTextFormat, (eager.textEdit as TextEdit).newText], [2, 'enforce_eager: ${1|true,false|}']);
+    assert.deepEqual([seqs.insertTextFormat, (seqs.textEdit as TextEdit).newText], [undefined, 'max_num_seqs: ']);
   });
 
   test('completion offers choice values and schema keys', async () => {
@@ -144,7 +150,10 @@ describe('language server over stdio', () => {
     assert.match(md2, /input 8000 \+ output 1000 = \*\*9000\*\*/);
     const slaLine = lineOf(QWEN, 'max_p50_ttft_ms');
     const h3: Hover = await client.conn.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: slaLine, character: 6 } });
-    assert.ok((h3.contents as { value: string }).value.length > 20);
+    // An SLA key links our page on SLA keys, shipped beside the server bundle.
+    assert.ok((h3.contents as { value: string }).value.endsWith(`\n\n[SLA keys and what each limits](${SLA_DOC})`), (h3.contents as { value: string }).value);
+    // In the indentation before the key: nothing.
+    assert.equal(await client.conn.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: slaLine, character: 2 } }), null);
   });
 
   test('every quick fix applies and the config re-validates clean', async () => {
@@ -161,6 +170,9 @@ describe('language server over stdio', () => {
     let diags = await client.diagnosticsFor(uri, v);
     const codes = new Set(diags.map((d) => d.code));
     for (const c of ['sla-deprecated', 'seq-limit-small', 'unknown-flag', 'trt-base-backend', 'memory-knob-searched']) assert.ok(codes.has(c), `${c} missing`);
+    // The SLA finding links our page that explains it; other findings link nothing.
+    assert.deepEqual(diags.find((d) => d.code === 'sla-deprecated')?.codeDescription, { href: SLA_DOC });
+    assert.equal(diags.find((d) => d.code === 'unknown-flag')?.codeDescription, undefined);
     const titles: string[] = [];
     for (let round = 0; round < 10; round++) {
       const fixable = diags.filter((d) => d.severity === 1 || d.code === 'memory-knob-searched');
@@ -178,13 +190,54 @@ describe('language server over stdio', () => {
     assert.ok(!diags.some((d) => d.code === 'memory-knob-searched'));
     assert.deepEqual(titles.sort(), [
       "Keep gpu_memory_utilization fixed in base_server_flags",
-      "Rename to 'max_p50_ttft_ms'",
       "Replace with 'enable_chunked_prefill'",
+      'Replace with max_p50_ttft_ms (changes the limit from p99 to p50: review the value)',
       'Set max_model_len to 9000',
       'Set the TensorRT-LLM backend to pytorch',
     ].sort());
     // The memory knob moved: base keeps its own value (0.9) and the search space lost it.
     assert.match(text, /gpu_memory_utilization: 0\.9\n/);
+  });
+
+  test('a client that applies snippet edits: the p99 fix renames the key and selects the value for review, and is not preferred', async () => {
+    const c2 = new TestClient();
+    await c2.conn.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: pathToFileURL(dir).toString(),
+      workspaceFolders: [{ uri: pathToFileURL(dir).toString(), name: 'ws' }],
+      capabilities: { workspace: { workspaceEdit: { documentChanges: true, snippetEditSupport: true } } },
+      initializationOptions: { debounceMs: 20 },
+    });
+    await c2.conn.sendNotification('initialized', {});
+    try {
+      const uri = uriFor(dir);
+      const text = QWEN.replace('    max_p50_ttft_ms: 1500', '    max_p99_ttft_ms: 1500').replace('    max_p50_tpot_ms: ', '    max_tpot_ms: ');
+      assert.notEqual(text, QWEN);
+      c2.open(uri, text);
+      const diags = await c2.diagnosticsFor(uri, 1);
+      const fixFor = async (needle: string): Promise<CodeAction> => {
+        const d = diags.find((x) => x.code === 'sla-deprecated' && msg(x).startsWith(`sla: '${needle}'`))!;
+        const actions: CodeAction[] = await c2.conn.sendRequest('textDocument/codeAction', { textDocument: { uri }, range: d.range, context: { diagnostics: [d] } });
+        assert.equal(actions.length, 1);
+        return actions[0]!;
+      };
+      const p99 = await fixFor('max_p99_ttft_ms');
+      assert.equal(p99.isPreferred, false, 'a fix that changes the percentile is never applied on its own');
+      const line = lineOf(text, 'max_p99_ttft_ms');
+      assert.deepEqual(p99.edit?.documentChanges, [
+        {
+          textDocument: { uri, version: 1 },
+          edits: [{ range: { start: { line, character: 4 }, end: { line, character: 25 } }, snippet: { kind: 'snippet', value: 'max_p50_ttft_ms: ${1:1500}' } }],
+        },
+      ]);
+      // A legacy name keeps its meaning: a plain rename, preferred.
+      const legacy = await fixFor('max_tpot_ms');
+      assert.equal(legacy.isPreferred, true);
+      assert.equal(legacy.title, "Rename to 'max_p50_tpot_ms'");
+      assert.deepEqual(Object.keys(legacy.edit?.changes ?? {}), [uri]);
+    } finally {
+      await c2.shutdown();
+    }
   });
 
   test('code lenses: candidate count, Show commands and the run lenses per enabled framework', async () => {
@@ -313,11 +366,13 @@ describe('snapshots in the editor', () => {
     const diags = await client.diagnosticsFor(uri, 1);
     assert.ok(errorsOf(diags).some((d) => d.message === "vllm: unknown or unsupported server flag 'long_prefill_token_threshold'"));
     const status = await client.until(
-      () => client.notifications.find((x) => x.method === 'autobench/status' && (x.params as { uri: string }).uri === uri)?.params as { sources: string[]; builtinOnly: boolean } | undefined,
+      () => client.notifications.find((x) => x.method === 'autobench/status' && (x.params as { uri: string }).uri === uri)?.params as { sources: string[]; label: string; builtinOnly: boolean } | undefined,
       'status notification',
     );
     assert.ok(status.sources.includes('vLLM 0.6.6'), status.sources.join(', '));
     assert.equal(status.builtinOnly, false);
+    // The status bar's text: the snapshot by its version, the frameworks left on the built-in table with the versions it follows.
+    assert.equal(status.label, 'flags: vLLM 0.6.6 · built-in table (SGLang main 2026-07-18, TensorRT-LLM main @ 00209af1, TokenSpeed 0.1.0)');
   });
 
   test('a plan points at its server_help files; changing a snapshot file re-validates', async () => {

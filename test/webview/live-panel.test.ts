@@ -145,6 +145,28 @@ describe('the live panel page in headless Chromium', { skip: skipWhenMissing(SKI
     }
   });
 
+  test('in a narrow panel the Trial cell stays on one line; the status wraps instead', async () => {
+    const { page, errors, send } = await open();
+    try {
+      await page.setViewportSize({ width: 420, height: 600 });
+      const s = new LiveState();
+      for (const e of TRIAL_EVENTS) await send(s.apply(e) as LiveUpdate);
+      await send(s.apply({ type: 'trial-end', ...trial, status: 'ok', slaPassed: false, reasons: ['p50 TTFT 2140 ms > 2000 ms', 'p50 TPOT 41 ms > 40 ms'], requestThroughput: 1.98, p50TtftMs: 2140, p50TpotMs: 41, resumed: false }) as LiveUpdate);
+      /** How many lines a cell's text takes, by the distinct tops of its line boxes. */
+      const lines = (col: number) =>
+        page.locator(`#trials-table tbody tr:first-child td:nth-child(${col})`).evaluate((td) => {
+          const r = document.createRange();
+          r.selectNodeContents(td);
+          return new Set(Array.from(r.getClientRects(), (x) => Math.round(x.top))).size;
+        });
+      assert.equal(await lines(1), 1, 'the Trial cell wrapped');
+      assert.ok((await lines(2)) > 1, 'the long status should take the wrapping');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('a slurm run: each job with its state, node and pending reason, updated in place; a hostile reason is text', async () => {
     const { page, errors, send } = await open();
     try {

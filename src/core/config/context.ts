@@ -6,6 +6,8 @@ export interface ReportOptions {
   /** Point at the key that holds the node instead of its value. */
   onKey?: boolean;
   fixes?: Fix[];
+  /** What the editor shows instead of `message`, where the reference validator's text cites a file the user does not have. */
+  editorMessage?: string;
 }
 
 export class FindingSink {
@@ -29,6 +31,7 @@ export class FindingSink {
   report(severity: Severity, code: string, message: string, path: YamlPath, opts: ReportOptions = {}): Finding {
     const f: Finding = { severity, code, message, path: [...path], range: this.rangeOf(path, opts.onKey) };
     if (opts.fixes && opts.fixes.length > 0) f.fixes = opts.fixes;
+    if (opts.editorMessage) f.editorMessage = opts.editorMessage;
     this.findings.push(f);
     return f;
   }

@@ -7,11 +7,15 @@ export type Severity = 'error' | 'warning' | 'info';
 export interface TextEdit {
   range: Range;
   newText: string;
+  /** Offsets inside `newText` that the editor selects once the edit is applied (a value to review), where it can. */
+  select?: Range;
 }
 
 export interface Fix {
   title: string;
   edits: TextEdit[];
+  /** The fix changes what the config means, not only how it is spelled: never offered as the preferred (automatic) fix. */
+  changesMeaning?: boolean;
 }
 
 export interface Finding {
@@ -23,6 +27,11 @@ export interface Finding {
   path: YamlPath;
   /** Offsets of the offending node (or its nearest existing parent). */
   range: Range;
+  /**
+   * The editor's message when it differs from `message`: `message` stays the reference validator's exact text (what
+   * `autobench validate` prints, byte for byte), which may cite the playbook's own files; the editor says it our way.
+   */
+  editorMessage?: string;
   /** Edits that resolve the finding, best first (quick fixes in the editor). */
   fixes?: Fix[];
 }

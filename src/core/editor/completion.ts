@@ -1,7 +1,8 @@
 // Completion for cookbook configs: schema keys, server flags from the snapshot in force, and their values.
 import { knownFlagsFor, type KnownFlags, type SnapshotFlags } from '../config/known-flags';
 import type { ConfigKind } from '../config/model';
-import { schemaKeysAt, schemaValueAt } from '../config/schema-check';
+import { schemaKeysAt, schemaValueAt, type SchemaKey } from '../config/schema-check';
+import { resolvePlainScalar } from '../config/yaml-doc';
 import { flagOption } from '../frameworks';
 import { isFrameworkKey, type FlagSpec, type FrameworkKey } from '../frameworks/types';
 import { cursorContext } from './cursor';
@@ -17,6 +18,8 @@ export interface CompletionEntry {
   /** Markdown shown in the details pane. */
   documentation?: string;
   insertText: string;
+  /** `insertText` is an LSP snippet: a value to pick (`${1|true,false|}`) follows the key. */
+  snippet?: boolean;
   /** Offsets the insert text replaces. */
   replace: [number, number];
   sortText?: string;
@@ -44,8 +47,46 @@ export function flagDoc(fw: FrameworkKey, flag: FlagSpec, known: KnownFlags): st
   return lines.join('\n\n');
 }
 
-function valueEntries(values: string[], replace: [number, number], detail: string): CompletionEntry[] {
-  return values.map((v, i) => ({ label: v, kind: 'value' as const, detail, insertText: v, replace, sortText: String(i).padStart(4, '0') }));
+/** A string as a YAML value that reads back as that string: quoted where YAML would read a null, a boolean or syntax. */
+export function yamlString(v: string): string {
+  const plain = resolvePlainScalar(v);
+  const special = plain === null || typeof plain === 'boolean' || v !== v.trim() || /^(?:[-?:](?:\s|$)|[,[\]{}#&*!|>'"%@`])|: | #|[,[\]{}]/.test(v);
+  return special ? `'${v.replace(/'/g, "''")}'` : v;
+}
+
+/** Text that stands for itself inside an LSP snippet (`$`, `}` and backslash escaped). */
+export const snippetText = (s: string): string => s.replace(/[$}\\]/g, '\\$&');
+
+/** A snippet's one placeholder offering `values` to pick from (the first one preselected). */
+function choicePlaceholder(values: readonly string[]): string {
+  return `\${1|${values.map((v) => v.replace(/[,|\\]/g, '\\$&')).join(',')}|}`;
+}
+
+/** A value as YAML text: a string reads back as that string; a schema's other values (numbers, null) as written. */
+const yamlValue = (v: unknown): string => (typeof v === 'string' ? yamlString(v) : String(v));
+
+function valueEntries(values: readonly unknown[], replace: [number, number], detail: string): CompletionEntry[] {
+  return values.map((v, i) => ({ label: String(v), kind: 'value' as const, detail, insertText: yamlValue(v), replace, sortText: String(i).padStart(4, '0') }));
+}
+
+/**
+ * What a flag's key inserts: a boolean or a flag with fixed choices gets its value to pick (a key without one would be
+ * null, which leaves the flag out), in a list in search_space; other flags the key alone. A boolean offers first the
+ * value that changes something: `false` for a flag that is on by default.
+ */
+function flagInsert(f: FlagSpec, block: string): { insertText: string; snippet?: boolean } {
+  const values = f.choices?.length ? f.choices.map(yamlValue) : f.kind === 'bool' ? (f.defaultOn ? ['false', 'true'] : ['true', 'false']) : undefined;
+  if (!values) return { insertText: `${f.key}: ` };
+  const pick = choicePlaceholder(values);
+  return { insertText: `${snippetText(f.key)}: ${block === 'search_space' ? `[${pick}]` : pick}`, snippet: true };
+}
+
+/** What a schema key inserts: a block opens on the next line; a boolean or closed set of scalars gets its value to pick. */
+function propertyInsert(k: SchemaKey, indent: number): { insertText: string; snippet?: boolean } {
+  if (k.types.length > 0 && k.types.every((t) => t === 'object' || t === 'array')) return { insertText: `${k.name}:\n${' '.repeat(indent + 2)}` };
+  const values = k.values?.length ? k.values.map(yamlValue) : k.types.includes('boolean') && k.types.every((t) => t === 'boolean' || t === 'null') ? ['true', 'false'] : undefined;
+  if (!values) return { insertText: `${k.name}: ` };
+  return { insertText: `${snippetText(k.name)}: ${choicePlaceholder(values)}`, snippet: true };
 }
 
 function booleans(replace: [number, number]): CompletionEntry[] {
@@ -67,7 +108,7 @@ export function completeAt(text: string, offset: number, kind: ConfigKind, snaps
         kind: 'flag' as const,
         detail: `${f.kind}${f.choices?.length ? ` {${f.choices.slice(0, 4).join(',')}${f.choices.length > 4 ? ',…' : ''}}` : ''} · ${label}`,
         documentation: flagDoc(flags.fw, f, known),
-        insertText: `${f.key}: `,
+        ...flagInsert(f, flags.block),
         replace: ctx.replace,
         sortText: `${f.deprecated ? '1' : '0'}${f.key}`,
         ...(f.deprecated ? { deprecated: true } : {}),
@@ -89,11 +130,10 @@ export function completeAt(text: string, offset: number, kind: ConfigKind, snaps
     return schemaKeysAt(kind, ctx.parents)
       .filter((k) => !taken.has(k.name))
       .map((k) => {
-        const block = k.types.length > 0 && k.types.every((t) => t === 'object' || t === 'array');
         const e: CompletionEntry = {
           label: k.name,
           kind: 'property',
-          insertText: block ? `${k.name}:\n${' '.repeat(ctx.indent + 2)}` : `${k.name}: `,
+          ...propertyInsert(k, ctx.indent),
           replace: ctx.replace,
           sortText: `${k.deprecated ? '1' : '0'}${k.name}`,
         };
@@ -108,7 +148,7 @@ export function completeAt(text: string, offset: number, kind: ConfigKind, snaps
     const v = schemaValueAt(kind, [...ctx.parents, ctx.key]);
     const item = ctx.where === 'item' ? schemaValueAt(kind, [...ctx.parents, ctx.key, 0]) : undefined;
     const values = (item ?? v)?.values;
-    if (values?.length) return valueEntries(values.map((x) => String(x)), ctx.replace, ctx.key);
+    if (values?.length) return valueEntries(values, ctx.replace, ctx.key);
     if ((item ?? v)?.types.includes('boolean')) return booleans(ctx.replace);
   }
   return [];

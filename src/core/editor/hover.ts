@@ -4,13 +4,17 @@ import { findFlag, knownFlagsFor, type SnapshotFlags } from '../config/known-fla
 import { pyStr } from '../py/value';
 import { describePath } from '../config/schema-check';
 import { nodeAt, type DocNode, type Range, type YamlPath } from '../config/yaml-doc';
+import { frameworkSpec } from '../frameworks';
 import { isFrameworkKey } from '../frameworks/types';
 import { flagDoc } from './completion';
+import { docPageForPath, type DocPage } from './docs';
 import { predictedEffect, type EditorPrediction } from './predicted';
 
 export interface HoverInfo {
   markdown: string;
   range: Range;
+  /** Our documentation page that explains what is hovered, when there is one (the language server links it). */
+  doc?: DocPage;
 }
 
 interface Hit {
@@ -21,11 +25,13 @@ interface Hit {
 
 const within = (r: Range, o: number) => o >= r[0] && o <= r[1];
 
-/** The deepest key or value under an offset. */
+/**
+ * The deepest key or value under an offset. Between them (indentation, the gap after a colon, a list's dash or brackets,
+ * a comment) nothing is hovered: the enclosing key is not under the pointer.
+ */
 export function nodePathAt(root: DocNode | undefined, offset: number): Hit | undefined {
   let node = root;
   const path: YamlPath = [];
-  let hit: Hit | undefined;
   while (node) {
     let next: DocNode | undefined;
     if (node.kind === 'map') {
@@ -45,12 +51,11 @@ export function nodePathAt(root: DocNode | undefined, offset: number): Hit | und
         next = node.items?.[i];
       }
     } else {
-      hit = { path: [...path], onKey: false, range: node.range };
+      return { path: [...path], onKey: false, range: node.range };
     }
-    if (!next) break;
     node = next;
   }
-  return hit ?? (path.length ? { path, onKey: false, range: node?.range ?? [offset, offset] } : undefined);
+  return undefined;
 }
 
 /** `prediction`: the document's cached prediction (plain data), if any; a search-space value then adds its predicted effect. */
@@ -62,7 +67,7 @@ export function hoverAt(result: CheckResult, offset: number, snapshots: Snapshot
   if (top === 'frameworks' && isFrameworkKey(fw) && (block === 'base_server_flags' || block === 'search_space') && typeof key === 'string') {
     const known = knownFlagsFor(fw, snapshots);
     const flag = findFlag(known, key);
-    const md = flag ? flagDoc(fw, flag, known) : `\`${key}\` is not a flag of this ${fw} CLI.\n\n_${known.source === 'builtin' ? 'checked against the built-in flag table' : `checked against ${known.label}`}_`;
+    const md = flag ? flagDoc(fw, flag, known) : `\`${key}\` is not a flag of this ${fw} CLI.\n\n_${known.source === 'builtin' ? `checked against the built-in flag table (${frameworkSpec(fw).displayName} ${frameworkSpec(fw).builtinVersion})` : `checked against ${known.label}`}_`;
     const value = block === 'search_space' && !hit.onKey && prediction ? nodeAt(result.root, hit.path) : undefined;
     const effect = value?.kind === 'scalar' ? predictedEffect(prediction, fw, key, value.value) : undefined;
     return { markdown: effect ? `${md}\n\n${effect}` : md, range: hit.range };
@@ -86,5 +91,6 @@ export function hoverAt(result: CheckResult, offset: number, snapshots: Snapshot
   const desc = describePath(result.kind, typeof last === 'number' ? hit.path : schemaPath);
   if (!desc) return undefined;
   const title = typeof last === 'string' ? `**${last}**\n\n` : '';
-  return { markdown: `${title}${desc}`, range: hit.range };
+  const doc = docPageForPath(hit.path, result.model.slaPath);
+  return { markdown: `${title}${desc}`, range: hit.range, ...(doc ? { doc } : {}) };
 }

@@ -144,4 +144,5 @@ export const SGLANG: FrameworkSpec = {
   // No `--tokenizer` option: argparse would reject it as an ambiguous prefix of several `--tokenizer-*` flags.
   tokenizerKeys: ['tokenizer_path'],
   builtinFlags: FLAGS,
+  builtinVersion: 'main 2026-07-18',
 };

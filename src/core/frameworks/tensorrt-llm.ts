@@ -61,4 +61,5 @@ export const TENSORRT_LLM: FrameworkSpec = {
   modelKeys: ['model'],
   tokenizerKeys: ['tokenizer'],
   builtinFlags: FLAGS,
+  builtinVersion: 'main @ 00209af1',
 };

@@ -108,4 +108,5 @@ export const TOKENSPEED: FrameworkSpec = {
   modelKeys: ['model', 'model_path'],
   tokenizerKeys: ['tokenizer'],
   builtinFlags: FLAGS,
+  builtinVersion: '0.1.0',
 };

@@ -58,4 +58,6 @@ export interface FrameworkSpec {
   tokenizerKeys: string[];
   /** The built-in flag table, used when no snapshot applies. */
   builtinFlags: FlagSpec[];
+  /** The version whose captured `--help` the built-in table follows (names, kinds, defaults), as shown to users. */
+  builtinVersion: string;
 }

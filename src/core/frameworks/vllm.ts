@@ -116,4 +116,5 @@ export const VLLM: FrameworkSpec = {
   modelKeys: ['model'],
   tokenizerKeys: ['tokenizer'],
   builtinFlags: FLAGS,
+  builtinVersion: '0.20.1',
 };

@@ -62,6 +62,24 @@ export const SLA_REPLACEMENTS: Readonly<Record<string, SlaKey>> = {
   ...LEGACY_NAMES,
 };
 
+/** The percentile a limit judges (`p50`, `p99`), read off the metric it reads first; undefined for a rate. */
+export function slaPercentile(key: SlaKey): string | undefined {
+  return /^p\d+(?=_)/.exec(slaTarget(key).metrics[0] ?? '')?.[0];
+}
+
+/**
+ * When renaming a deprecated key to its replacement changes which percentile the limit judges (`max_p99_ttft_ms` ->
+ * `max_p50_ttft_ms`: p99 -> p50, so the same value becomes a looser limit): the two percentiles. Undefined for a legacy
+ * name (`max_ttft_ms` is read as the p50 limit it was meant to be) and for keys that are not deprecated.
+ */
+export function slaPercentileChange(key: string): { from: string; to: string } | undefined {
+  const replacement = Object.hasOwn(SLA_REPLACEMENTS, key) ? SLA_REPLACEMENTS[key] : undefined;
+  if (!replacement || !(SLA_KEYS as readonly string[]).includes(key)) return undefined;
+  const from = slaPercentile(key as SlaKey);
+  const to = slaPercentile(replacement);
+  return from && to && from !== to ? { from, to } : undefined;
+}
+
 export function slaTarget(key: SlaKey): SlaTarget {
   return SLA_TARGETS.find((t) => t.key === key) as SlaTarget;
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SnapshotFlags } from '../../../src/core/config/known-flags';
 import { loadSnapshotFlags } from '../../../src/core/config/snapshot-flags';
+import { SLA_REPLACEMENTS, slaPercentileChange } from '../../../src/core/sla/limits';
 import { HELP, mutate, VALID } from '../../support/fixtures';
 
 const errors = (text: string) =>
@@ -166,11 +167,60 @@ describe('playbook rules', () => {
     assert.deepEqual(errors(topLevel), ["sla: 'max_e2e_ms' is deprecated; use 'max_p50_e2e_ms' (see references/result-schema.md)"]);
   });
 
-  test('deprecated SLA key has a rename fix', () => {
-    const text = mutate('max_p50_ttft_ms: 2000', 'max_p99_ttft_ms: 2000');
-    const f = checkConfigText(text).findings.find((x) => x.code === 'sla-deprecated')!;
-    const e = f.fixes![0]!.edits[0]!;
-    assert.equal(text.slice(0, e.range[0]) + e.newText + text.slice(e.range[1]), VALID);
+  test('every deprecated SLA key: a p99 key says its fix changes the percentile and selects the value; a legacy name is renamed', () => {
+    // VALID's SLA with an e2e limit too, so that each deprecated key has its replacement to become.
+    const base = mutate('    min_success_rate: 0.99\n', '    min_success_rate: 0.99\n    max_p50_e2e_ms: 9000\n');
+    const seen: string[] = [];
+    for (const [old, replacement] of Object.entries(SLA_REPLACEMENTS)) {
+      const text = base.replace(`    ${replacement}: `, `    ${old}: `);
+      const f = checkConfigText(text).findings.find((x) => x.code === 'sla-deprecated');
+      const fix = f?.fixes?.[0];
+      assert.ok(f && fix && f.fixes?.length === 1, old);
+      const edit = fix.edits[0]!;
+      assert.equal(text.slice(0, edit.range[0]) + edit.newText + text.slice(edit.range[1]), base, `${old}: the fix gives the replacement with the same value`);
+      const p99 = old.startsWith('max_p99_');
+      // `autobench validate` keeps the reference validator's text; the editor says what the rename does instead.
+      assert.equal(f.message, `sla: '${old}' is deprecated; use '${replacement}' (see references/result-schema.md)`);
+      if (p99) {
+        assert.equal(f.editorMessage, `sla: '${old}' is deprecated; use '${replacement}' (it limits p50, not p99: the same value is a looser limit, so review it)`);
+        assert.equal(fix.title, `Replace with ${replacement} (changes the limit from p99 to p50: review the value)`);
+        assert.equal(fix.changesMeaning, true, `${old}: never the preferred fix`);
+        const value = /: (\d+)\n/.exec(text.slice(edit.range[0]))?.[1];
+        assert.equal(edit.select && edit.newText.slice(...edit.select), value, `${old}: the value is selected for review`);
+      } else {
+        assert.equal(f.editorMessage, `sla: '${old}' is deprecated; use '${replacement}' (the same p50 limit under its current name)`);
+        assert.deepEqual(fix, { title: `Rename to '${replacement}'`, edits: [{ range: f.range, newText: replacement }] });
+      }
+      seen.push(`${old} ${p99 ? 'p99' : 'same'}`);
+    }
+    assert.deepEqual(seen.sort(), ['max_e2e_ms same', 'max_p99_e2e_ms p99', 'max_p99_tpot_ms p99', 'max_p99_ttft_ms p99', 'max_tpot_ms same', 'max_ttft_ms same']);
+    assert.deepEqual(
+      Object.keys(SLA_REPLACEMENTS).map((k) => slaPercentileChange(k)),
+      [{ from: 'p99', to: 'p50' }, { from: 'p99', to: 'p50' }, { from: 'p99', to: 'p50' }, undefined, undefined, undefined],
+    );
+    assert.equal(slaPercentileChange('max_p50_ttft_ms'), undefined);
+    assert.equal(slaPercentileChange('constructor'), undefined);
+  });
+
+  test('a deprecated SLA key whose replacement is already set: the fix removes it, and says what that drops', () => {
+    const both = mutate('    max_p50_ttft_ms: 2000\n', '    max_p50_ttft_ms: 2000\n    max_p99_ttft_ms: 5000\n');
+    const f = checkConfigText(both).findings.find((x) => x.code === 'sla-deprecated')!;
+    assert.equal(f.fixes?.[0]?.title, "Remove 'max_p99_ttft_ms' (drops the p99 limit; 'max_p50_ttft_ms' is already set)");
+    assert.equal(f.fixes?.[0]?.changesMeaning, true);
+    const e = f.fixes?.[0]?.edits[0];
+    assert.ok(e);
+    assert.equal(both.slice(0, e.range[0]) + e.newText + both.slice(e.range[1]), VALID);
+    const legacy = mutate('    max_p50_tpot_ms: 80\n', '    max_tpot_ms: 60\n    max_p50_tpot_ms: 80\n');
+    const g = checkConfigText(legacy).findings.find((x) => x.code === 'sla-deprecated')!;
+    assert.deepEqual([g.fixes?.[0]?.title, g.fixes?.[0]?.changesMeaning], ["Remove 'max_tpot_ms' ('max_p50_tpot_ms' is already set)", undefined]);
+  });
+
+  test('a p99 key without a value on its line is renamed with nothing to select', () => {
+    const text = mutate('    max_p50_ttft_ms: 2000\n', '    max_p99_ttft_ms:\n');
+    const fix = checkConfigText(text).findings.find((x) => x.code === 'sla-deprecated')?.fixes?.[0];
+    assert.equal(fix?.edits[0]?.newText, 'max_p50_ttft_ms');
+    assert.equal(fix?.edits[0]?.select, undefined);
+    assert.equal(fix?.changesMeaning, true);
   });
 
   test('YAML 1.1 scalars: yes/on are booleans, 0x1F and 017 are ints, 1_000 is 1000', () => {

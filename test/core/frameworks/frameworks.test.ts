@@ -9,6 +9,7 @@ import { isPyMap, pyStr } from '../../../src/core/py/value';
 import type { PyValue } from '../../../src/core/py/value';
 import { builtinFlag, flagOption, FRAMEWORK_SPECS, frameworkSpec, FRAMEWORKS } from '../../../src/core/frameworks';
 import type { FrameworkKey } from '../../../src/core/frameworks';
+import { versionFromFolder } from '../../../src/core/editor/snapshot-label';
 
 const FIXTURES = path.resolve(__dirname, '../../../../shared/fixtures');
 
@@ -270,6 +271,15 @@ describe('built-in tables agree with the captured help', () => {
       assert.deepEqual(absent, [], `${fw}: built-in flags absent from ${LATEST_HELP[fw]}`);
     });
   }
+
+  test('each table names the version it follows: the folder of the newest help it is checked against', () => {
+    for (const fw of FRAMEWORKS) {
+      const folder = LATEST_HELP[fw].split('/')[2] ?? '';
+      // TensorRT-LLM's newest help is serve.py at a commit whose release is unknown: the table says main and that commit.
+      const expected = fw === 'tensorrt_llm' ? `main @ ${folder.split('-').pop() ?? ''}` : versionFromFolder(folder);
+      assert.equal(frameworkSpec(fw).builtinVersion, expected, fw);
+    }
+  });
 
   test('the option matcher does not accept a prefix of a longer option', () => {
     assert.ok(listsOption('  --tp-size TP_SIZE, --tensor-parallel-size TP_SIZE', '--tensor-parallel-size'));
