@@ -11,6 +11,11 @@ export const COMMAND_IDS = {
   selectTarget: 'autobench.selectTarget',
   setHfToken: 'autobench.setHfToken',
   captureHelp: 'autobench.captureHelp',
+  refreshRuns: 'autobench.refreshRuns',
+  compareRuns: 'autobench.compareRuns',
+  openRunRows: 'autobench.openRunRows',
+  openRunLog: 'autobench.openRunLog',
+  deleteRun: 'autobench.deleteRun',
 } as const;
 
 export type CommandId = (typeof COMMAND_IDS)[keyof typeof COMMAND_IDS];

@@ -1,4 +1,5 @@
 // The command table: every command id (command-ids.ts, the same as package.json) with its handler, registered in one loop.
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { VALIDATE_FILES_REQUEST, type ValidateFilesResult } from '../shared/protocol';
 import { COMMAND_IDS, type CommandId } from './command-ids';
@@ -8,6 +9,7 @@ import { captureHelp } from './help-capture';
 import { optionsOf } from './run-inputs';
 import { selectTarget, setHfToken } from './run-setup';
 import type { Runs } from './runs';
+import { compareRuns, deleteRun, openRunLog, openRunRows, runPick, workspaceRuns, type RunsView } from './runs-view';
 import type { SummaryPanels } from './summary-panel';
 
 /** Command arguments come from anywhere (palette, lenses, menus, other extensions): handlers check them. */
@@ -18,16 +20,14 @@ export interface CommandDeps {
   documents: CommandsDocuments;
   summaries: SummaryPanels;
   runs: Runs;
+  runsView: RunsView;
 }
 
 async function openSummary({ ctx, summaries }: CommandDeps, arg: unknown): Promise<unknown> {
   let file = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.fsPath : undefined;
   const active = vscode.window.activeTextEditor?.document.uri;
   if (!file && active?.scheme === 'file' && active.fsPath.endsWith('.jsonl')) file = active.fsPath;
-  if (!file) {
-    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Result rows': ['jsonl'] }, title: 'Open benchmark result rows' });
-    file = picked?.[0]?.fsPath;
-  }
+  if (!file) file = await pickRowsFile();
   if (!file) return undefined;
   try {
     return await summaries.show(file);
@@ -37,6 +37,17 @@ async function openSummary({ ctx, summaries }: CommandDeps, arg: unknown): Promi
     void vscode.window.showErrorMessage(message);
     return undefined;
   }
+}
+
+/** The workspace's runs first (newest on top), then "Browse…" for any rows file. */
+async function pickRowsFile(): Promise<string | undefined> {
+  const browse = { label: '$(folder-opened) Browse…', description: 'a rows .jsonl file anywhere' };
+  const runs = workspaceRuns().map(runPick);
+  const picked = runs.length ? await vscode.window.showQuickPick([...runs, browse], { title: 'Open Benchmark Summary', placeHolder: 'A run of this workspace, or browse for a rows file' }) : browse;
+  if (!picked) return undefined;
+  if ('run' in picked) return path.join(picked.run.dir, 'rows.jsonl');
+  const chosen = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Result rows': ['jsonl'] }, title: 'Open benchmark result rows' });
+  return chosen?.[0]?.fsPath;
 }
 
 async function showCandidates(documents: CommandsDocuments, uriArg: unknown, framework: unknown): Promise<string | undefined> {
@@ -76,6 +87,11 @@ export function commandTable(d: CommandDeps): Record<CommandId, CommandHandler> 
     [COMMAND_IDS.selectTarget]: () => selectTarget(d.ctx.log),
     [COMMAND_IDS.setHfToken]: () => setHfToken(d.ctx.extension.secrets),
     [COMMAND_IDS.captureHelp]: (uri, opts) => captureHelp(d.ctx, uri, optionsOf(opts)),
+    [COMMAND_IDS.refreshRuns]: () => d.runsView.refresh(),
+    [COMMAND_IDS.compareRuns]: (...args) => compareRuns(args),
+    [COMMAND_IDS.openRunRows]: (run) => openRunRows(run),
+    [COMMAND_IDS.openRunLog]: (run) => openRunLog(run),
+    [COMMAND_IDS.deleteRun]: (run) => deleteRun(run, d.runsView),
   };
 }
 

@@ -5,6 +5,7 @@ import { registerCommandsDocuments } from './commands-document';
 import { AutobenchContext } from './context';
 import { createLanguageClient } from './language-client';
 import { Runs } from './runs';
+import { RUNS_FOLDER, RUNS_VIEW_ID, RunsView } from './runs-view';
 import { affectsSettings, readServerSettings } from './settings';
 import { registerStatusBar } from './status-bar';
 import { SUMMARY_VIEW_TYPE, SummaryPanels } from './summary-panel';
@@ -22,7 +23,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   const summaries = new SummaryPanels(context, log);
   ctx.pushExtension(vscode.window.registerWebviewPanelSerializer(SUMMARY_VIEW_TYPE, summaries.serializer()));
-  registerCommands({ ctx, documents, summaries, runs: new Runs(ctx, summaries) });
+  const runsView = new RunsView();
+  // Two runs selected together are what Compare Runs compares.
+  ctx.pushExtension(vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runsView, canSelectMany: true, showCollapseAll: true }));
+  // A run's manifest appears or changes (a run started, ended, was deleted): the view lists it again.
+  const watcher = vscode.workspace.createFileSystemWatcher(`**/${RUNS_FOLDER}/*/manifest.json`);
+  ctx.pushExtension(watcher, watcher.onDidCreate(() => runsView.refresh()), watcher.onDidChange(() => runsView.refresh()), watcher.onDidDelete(() => runsView.refresh()));
+  registerCommands({ ctx, documents, summaries, runs: new Runs(ctx, summaries, () => runsView.refresh()), runsView });
 
   await ctx.start();
   log.info('autobench language server started');

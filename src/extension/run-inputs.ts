@@ -18,6 +18,8 @@ export interface RunCommandOptions {
   simSpeed?: number;
   /** "Run candidate…" without the quick pick. */
   candidate?: string;
+  /** A framework with errors: 'ask' first (the default), or 'run' without asking (a caller that already knows). */
+  ifErrors?: 'ask' | 'run';
 }
 
 /** The config a command is about: its argument (string or Uri), else the active file. */
@@ -37,6 +39,7 @@ export function optionsOf(arg: unknown): RunCommandOptions {
   if (typeof a.target === 'string') out.target = a.target;
   if (typeof a.simSpeed === 'number' && a.simSpeed > 0) out.simSpeed = a.simSpeed;
   if (typeof a.candidate === 'string') out.candidate = a.candidate;
+  if (a.ifErrors === 'ask' || a.ifErrors === 'run') out.ifErrors = a.ifErrors;
   return out;
 }
 

@@ -4,16 +4,28 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { Position } from '../core/config/finding';
+import { problemPosition } from '../core/editor/problem-line';
+import { runNotice, type RunNotice } from '../core/results/outcome-text';
 import { PlanError, type RunEvent, type RunResult } from '../runner';
-import { PLAN_REQUEST, type PlanResult } from '../shared/protocol';
+import { PLAN_REQUEST, type PlanFinding, type PlanResult } from '../shared/protocol';
 import type { AutobenchContext } from './context';
 import { LivePanel } from './live-panel';
 import { askHostKey, helpDirOf, simBinDir, slurmOptionsOf, storedSecrets, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
 import { runPlanInWorker, type WorkerRunRequest } from './run-worker-client';
+import { RUNS_FOLDER } from './runs-view';
 import type { SummaryPanels } from './summary-panel';
 
 /** What a waited-for run command returns: the runner's result and how many trial rows the live panel showed. */
-export type EditorRunResult = RunResult & { liveRows: number };
+export type EditorRunResult = RunResult & { liveRows: number; notice: RunNotice; summaryCounts: string; problemAt?: Position };
+
+/** Opens the plan with the cursor on a problem's line (what the run-end warning's "Go to Line" does). */
+export async function revealAt(uri: vscode.Uri, at: Position): Promise<vscode.TextEditor> {
+  const pos = new vscode.Position(at.line, at.character);
+  const editor = await vscode.window.showTextDocument(uri, { selection: new vscode.Range(pos, pos), preview: false });
+  editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  return editor;
+}
 
 export type Which = { kind: 'baseline' } | { kind: 'candidate' } | { kind: 'all' };
 
@@ -25,6 +37,8 @@ export class Runs {
   constructor(
     private readonly ctx: AutobenchContext,
     private readonly summaries: SummaryPanels,
+    /** Called when a run ends (the Runs view lists it). */
+    private readonly onRunEnd: () => void = () => undefined,
   ) {}
 
   /** The same as the progress notification's Cancel: servers are torn down and finished rows kept. */
@@ -45,6 +59,32 @@ export class Runs {
       { title: `Run a ${framework} candidate`, placeHolder: 'Candidate to run', matchOnDescription: true },
     );
     return picked?.id;
+  }
+
+  /** The errors a run of the framework meets, from the language server's analysis (what the Run lenses count). */
+  private async errorsOf(uri: vscode.Uri, framework: string): Promise<PlanFinding[]> {
+    const client = this.ctx.client;
+    if (!client) return [];
+    const plan = await client.sendRequest<PlanResult>(PLAN_REQUEST, { uri: uri.toString() });
+    return plan.errors?.[framework] ?? [];
+  }
+
+  /** A framework with errors: say what a run of it will skip, and run only when asked to. */
+  private async confirmDespiteErrors(uri: vscode.Uri, framework: string): Promise<boolean> {
+    const errors = await this.errorsOf(uri, framework).catch(() => []);
+    const first = errors[0];
+    if (!first) return true;
+    const runAnyway = 'Run Anyway';
+    const goTo = 'Go to Error';
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+    const choice = await vscode.window.showWarningMessage(
+      `${framework} has ${errors.length} error${errors.length === 1 ? '' : 's'} in ${path.basename(uri.fsPath)}`,
+      { modal: true, detail: `Line ${first.line + 1}: ${first.message}${more}.\n\nA run skips the candidates they affect.` },
+      runAnyway,
+      goTo,
+    );
+    if (choice === goTo) await revealAt(uri, first);
+    return choice === runAnyway;
   }
 
   async start(uriArg: unknown, fwArg: unknown, which: Which, opts: RunCommandOptions): Promise<EditorRunResult | undefined> {
@@ -70,6 +110,7 @@ export class Runs {
       void vscode.window.showErrorMessage(`Autobench: ${(e as Error).message}`);
       return undefined;
     }
+    if (opts.ifErrors !== 'run' && !(await this.confirmDespiteErrors(uri, framework))) return undefined;
     // The run reads the file: unsaved edits would silently not be what runs, so save them first.
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     if (open?.isDirty && !(await open.save())) {
@@ -86,7 +127,7 @@ export class Runs {
     const ws = workspaceDir(uri);
     const target = targetOf(opts);
     const what = candidates ? candidates.join(',') : 'all';
-    const outDir = path.join(ws, 'autobench-runs', `${path.basename(uri.fsPath).replace(/\.ya?ml$/i, '')}-${framework}-${what}-${stamp()}`);
+    const outDir = path.join(ws, RUNS_FOLDER, `${path.basename(uri.fsPath).replace(/\.ya?ml$/i, '')}-${framework}-${what}-${stamp()}`);
     const ac = new AbortController();
     this.running = ac;
     const live = new LivePanel(`Run: ${framework} ${what}`);
@@ -135,13 +176,14 @@ export class Runs {
       );
       // Waiting callers (tests) learn what the page showed; nobody else waits for the webview.
       const liveRows = opts.wait ? await live.settled(5000) : 0;
-      const counts = result.rows.length;
-      this.ctx.log.info(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}, ${counts} row(s) in ${result.outDir}`);
-      if (counts > 0) await this.summaries.show(path.join(result.outDir, 'rows.jsonl'));
-      const line = `Autobench: run ${result.status}${result.reason ? `: ${result.reason}` : ''}, ${counts} row(s)${result.simulated ? ' (simulated)' : ''}.`;
-      if (result.status === 'completed') void vscode.window.showInformationMessage(line);
-      else void vscode.window.showWarningMessage(line);
-      return { ...result, liveRows };
+      this.onRunEnd();
+      const notice = runNotice(result.status, result.reason, result.report?.outcome, result.simulated);
+      this.ctx.log[notice.level === 'info' ? 'info' : 'warn'](`run ${result.runId} (${result.status}) in ${result.outDir}: ${notice.text.replace(/^Autobench: /, '')}`);
+      for (const c of result.report?.outcome.candidates ?? []) if (c.kind !== 'measured') this.ctx.log.warn(`  ${c.framework} ${c.candidate} ${c.kind}: ${c.reason}`);
+      const shown = result.rows.length > 0 ? await this.summaries.show(path.join(result.outDir, 'rows.jsonl')) : undefined;
+      const problemAt = notice.problem ? problemPosition(readFileSync(uri.fsPath, 'utf8'), notice.problem.framework, notice.problem.reason) : undefined;
+      this.tell(notice, uri, problemAt);
+      return { ...result, liveRows, notice, summaryCounts: shown?.counts ?? '', ...(problemAt ? { problemAt } : {}) };
     } catch (e) {
       const err = e as Error;
       const detail = e instanceof PlanError ? `${err.message}: ${e.problems.join('; ')}` : err.message;
@@ -152,6 +194,18 @@ export class Runs {
     } finally {
       this.running = undefined;
     }
+  }
+
+  /** The run's outcome as a notification; when nothing was measured, a button opens the plan at the first problem. */
+  private tell(notice: RunNotice, uri: vscode.Uri, at: Position | undefined): void {
+    if (notice.level === 'info') {
+      void vscode.window.showInformationMessage(notice.text);
+      return;
+    }
+    const goTo = 'Go to Line';
+    void vscode.window.showWarningMessage(notice.text, ...(at ? [goTo] : [])).then((choice) => {
+      if (choice === goTo && at) void revealAt(uri, at);
+    });
   }
 
   /** The progress notification's line: framework / candidate / trial. */

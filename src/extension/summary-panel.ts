@@ -1,10 +1,12 @@
 // The summary panel in VS Code: a webview over the report model of a rows file, with save and copy handled by the host.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { buildReport } from '../core/results/report';
 import { readRows, validateRows } from '../core/results/rows';
-import type { ReportModel } from '../core/results/report-model';
+import { REPORT_MODEL_VERSION, type ReportModel } from '../core/results/report-model';
+import { readRunEntry } from '../core/results/run-list';
+import { REPORT_FILE } from '../runner/summary';
 import { createNonce } from '../webview/nonce';
 import { summaryPanelHtml } from '../webview/panel-html';
 import { isPanelToHost, type HostToPanel } from '../webview/protocol';
@@ -16,16 +18,46 @@ export interface OpenedSummary {
   file: string;
   rowCount: number;
   renderMs: number;
+  /** The header's outcome line as the page rendered it ("1 candidate · 1 measured · … · not in this run: vllm"). */
+  counts: string;
 }
 
-/** Reads a rows file into the report model; a bad line becomes a thrown error naming the file and line. */
+/** The run's own report (report.json beside a run's rows.jsonl, written after its last row), or undefined. */
+function savedReport(file: string): ReportModel | undefined {
+  const saved = path.join(path.dirname(file), REPORT_FILE);
+  try {
+    if (path.basename(file) !== 'rows.jsonl' || !existsSync(saved) || statSync(saved).mtimeMs < statSync(file).mtimeMs) return undefined;
+    const model = JSON.parse(readFileSync(saved, 'utf8')) as ReportModel;
+    return model.version === REPORT_MODEL_VERSION && Array.isArray(model.candidates) && model.outcome !== undefined ? model : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The report model of a rows file: a run directory's own report (with the plan's and the manifest's facts, the same
+ * as its summary.md) while it is current, else the rows alone; a bad line becomes a thrown error naming the file and line.
+ */
 export function loadModel(file: string): ReportModel {
+  const saved = savedReport(file);
+  if (saved) return saved;
   const read = readRows(readFileSync(file, 'utf8'), file);
   if (!read.ok) throw new Error(read.message);
   return buildReport(read.rows, { rowsFile: file, issues: validateRows(read.rows) });
 }
 
+/** "Summary: demo.plan · 2026-12-02 04:02" for a run's rows, else "Summary: <file name>". */
+export function summaryTitle(file: string): string {
+  const run = path.basename(file) === 'rows.jsonl' ? readRunEntry(path.dirname(file)) : undefined;
+  return `Summary: ${run ? run.label : path.basename(file)}`;
+}
+
 export class SummaryPanels {
+  /** The panel of each rows file shown (reused when it is opened again). */
+  private readonly open = new Map<string, vscode.WebviewPanel>();
+  /** Each panel's message handler for the page it shows now. */
+  private readonly handlers = new Map<vscode.WebviewPanel, vscode.Disposable>();
+
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
@@ -35,16 +67,23 @@ export class SummaryPanels {
     return vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview');
   }
 
-  /** Opens (or revives) a panel for `file`; resolves when the panel has rendered the rows. */
+  /** Opens (or revives) a panel for `file`, one per file: opening it again reuses its tab; resolves when the panel has rendered the rows. */
   show(file: string, existing?: vscode.WebviewPanel): Promise<OpenedSummary> {
     const model = loadModel(file);
+    const title = summaryTitle(file);
+    const open = existing ?? this.open.get(file);
     const panel =
-      existing ??
-      vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `Summary: ${path.basename(file)}`, vscode.ViewColumn.Active, {
+      open ??
+      vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, title, vscode.ViewColumn.Active, {
         enableScripts: true,
         localResourceRoots: [this.root],
       });
-    panel.title = `Summary: ${path.basename(file)}`;
+    if (!this.open.has(file)) {
+      this.open.set(file, panel);
+      panel.onDidDispose(() => this.open.delete(file));
+    }
+    if (open && !existing) panel.reveal(undefined, false);
+    panel.title = title;
     const webview = panel.webview;
     webview.html = summaryPanelHtml({
       nonce: createNonce(),
@@ -53,6 +92,8 @@ export class SummaryPanels {
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.root, 'summary.css')).toString(),
     });
     void this.remember(file);
+    // A reused panel gets its page again: the previous page's handler goes, so a save or copy is handled once.
+    this.handlers.get(panel)?.dispose();
     return new Promise<OpenedSummary>((resolve, reject) => {
       const sub = webview.onDidReceiveMessage(async (raw: unknown) => {
         if (!isPanelToHost(raw)) return;
@@ -63,8 +104,8 @@ export class SummaryPanels {
             break;
           }
           case 'rendered':
-            this.log.info(`summary ${file}: ${raw.rowCount} rows rendered in ${Math.round(raw.ms)} ms`);
-            resolve({ file, rowCount: raw.rowCount, renderMs: raw.ms });
+            this.log.info(`summary ${file}: ${raw.rowCount} rows rendered in ${Math.round(raw.ms)} ms: ${raw.counts ?? ''}`);
+            resolve({ file, rowCount: raw.rowCount, renderMs: raw.ms, counts: raw.counts ?? '' });
             break;
           case 'save': {
             const target = await vscode.window.showSaveDialog({
@@ -87,8 +128,10 @@ export class SummaryPanels {
             break;
         }
       });
+      this.handlers.set(panel, sub);
       panel.onDidDispose(() => {
         sub.dispose();
+        this.handlers.delete(panel);
       });
     });
   }

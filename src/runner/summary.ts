@@ -10,6 +10,9 @@ import { readRows, validateRows } from '../core/results/rows';
 import type { RunDir } from './artifacts';
 import type { RunSummaryFiles } from './types';
 
+/** The report model as the run's summaries were written from it (what the editor's summary panel opens for a run directory). */
+export const REPORT_FILE = 'report.json';
+
 /** Renders the self-contained summary page (the webview's HTML with its assets inlined); undefined when it cannot. */
 export type ReportHtmlRenderer = (model: ReportModel) => string | undefined;
 
@@ -91,6 +94,8 @@ export function summaryJson(model: ReportModel, runId: string): Record<string, u
 export function writeSummary(i: SummaryInput): { files: RunSummaryFiles; model: ReportModel } {
   const model = buildRunReport(i);
   const json = i.dir.writeJson('summary.json', summaryJson(model, i.runId));
+  // The whole model, for the editor's panel: the run's report with the plan's and the manifest's facts, read in one place.
+  i.dir.writeJson(REPORT_FILE, model);
   const markdown = i.dir.writeText('summary.md', renderReportMarkdown(model));
   const csv = i.dir.writeText('summary.csv', renderReportCsv(model));
   const page = i.renderHtml?.(model);

@@ -18,7 +18,7 @@ export type HostToPanel = { type: 'load'; model: ReportModel; state?: PanelState
 /** Panel -> host. */
 export type PanelToHost =
   | { type: 'ready' }
-  | { type: 'rendered'; rowCount: number; ms: number }
+  | { type: 'rendered'; rowCount: number; ms: number; counts?: string }
   | { type: 'save'; format: SaveFormat; fileName: string; content: string }
   | { type: 'copy'; text: string }
   | { type: 'error'; message: string };

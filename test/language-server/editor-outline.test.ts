@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { checkConfigText } from '../../src/core/config/check';
 import type { Range } from '../../src/core/config/yaml-doc';
-import { candidateSummaries, commandsListing, lensesFor, outlineFor, type OutlineSymbol } from '../../src/core/editor/outline';
+import { candidateSummaries, commandsListing, frameworkErrors, lensesFor, outlineFor, type OutlineSymbol } from '../../src/core/editor/outline';
 import { SHIPPED, VALID, mutate, yamlFiles } from '../support/fixtures';
 import { indexOfOnce, readRepoFile, spanOf } from '../support/text-at';
 
@@ -137,6 +137,18 @@ describe('code lenses', () => {
   });
 });
 
+describe('run lenses on a framework with errors', () => {
+  test('an unknown flag in vllm: its run lenses say "(1 error)", the other framework\'s do not, the counts stay', () => {
+    const text = DEMO.replace('      max_model_len: 4096\n', '      max_model_len: 4096\n      totally_bogus_flag: 1\n');
+    assert.notEqual(text, DEMO);
+    const r = checkConfigText(text, { kind: 'auto' });
+    assert.deepEqual(frameworkErrors(r, 'vllm').map((f) => f.path.join('.')), ['frameworks.vllm.base_server_flags.totally_bogus_flag']);
+    const titles = (fw: string) => lensesFor(r).filter((l) => l.framework === fw).map((l) => l.title);
+    assert.deepEqual(titles('vllm'), ['3 candidates', 'Show commands', 'Run baseline (1 error)', 'Run candidate… (1 error)', 'Run all (1 error)']);
+    assert.deepEqual(titles('sglang'), ['3 candidates', 'Show commands', 'Run baseline', 'Run candidate…', 'Run all']);
+  });
+});
+
 describe('candidates for Run candidate… and Show commands', () => {
   const demo = checkConfigText(DEMO, { kind: 'auto' });
 
@@ -157,7 +169,7 @@ describe('candidates for Run candidate… and Show commands', () => {
     const lines = listing.split('\n');
     assert.equal(lines[0], '# demo.plan.yaml: candidate commands (the exact strings of `autobench validate --json`)');
     assert.equal(lines[1], '');
-    assert.match(lines[2] ?? '', /^## vLLM \(vllm\): 3 of \S+ combinations, coverage_first, flags from vLLM built-in table$/);
+    assert.match(lines[2] ?? '', /^## vLLM \(vllm\): 3 of \S+ combinations, coverage_first, flags from vLLM built-in table \(0\.20\.1\)$/);
     assert.deepEqual(lines.slice(3), [
       '# baseline',
       'vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.9 --max-model-len 4096',

@@ -1,6 +1,7 @@
 // Code lenses, the outline and the "Show commands" listing, all read off one CheckResult.
 import { basename } from 'node:path';
 import type { CheckResult, FrameworkCandidates } from '../config/check';
+import type { Finding } from '../config/finding';
 import { leaderLensText, type PredictedLeader } from './predicted';
 import { sourceLabel } from './snapshot-label';
 import { nodeAt, type DocNode, type Range } from '../config/yaml-doc';
@@ -34,9 +35,17 @@ export function lensesFor(result: CheckResult, leaders?: ReadonlyMap<string, Pre
     const leader = leaders?.get(plan.framework);
     const title = `${n} candidate${n === 1 ? '' : 's'}${leader ? leaderLensText(leader) : ''}`;
     out.push({ range, framework: plan.framework, title, command: 'autobench.showCandidates' });
-    for (const [title, command] of RUN_LENSES) out.push({ range, framework: plan.framework, title, command });
+    const errors = frameworkErrors(result, plan.framework).length;
+    // A run of a framework with errors skips what they affect: the lens says so before the click (and the run asks).
+    const mark = errors ? ` (${errors} error${errors === 1 ? '' : 's'})` : '';
+    for (const [title, command] of RUN_LENSES) out.push({ range, framework: plan.framework, title: command === 'autobench.showCandidates' ? title : `${title}${mark}`, command });
   }
   return out;
+}
+
+/** The errors a run of `framework` meets: those in its own section, and those outside every framework's. */
+export function frameworkErrors(result: CheckResult, framework: string): Finding[] {
+  return result.findings.filter((f) => f.severity === 'error' && (f.path[0] !== 'frameworks' || f.path[1] === framework || f.path.length < 2));
 }
 
 export type SymbolKind = 'module' | 'array' | 'object' | 'field' | 'event';

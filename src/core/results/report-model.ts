@@ -82,6 +82,8 @@ export interface VerdictEntry {
   decided: boolean;
   winner: VerdictCandidate | null;
   ties: VerdictCandidate[];
+  /** Every candidate that met the SLA in the scenario, best first (what Compare runs sets side by side). */
+  ranked?: VerdictCandidate[];
   summary: string;
 }
 

@@ -161,5 +161,5 @@ function plain(c: CandidateScore): VerdictCandidate {
 
 /** The report's (JSON-safe) form of a scenario verdict. */
 export function verdictEntry(v: ScenarioVerdict): VerdictEntry {
-  return { scenario: v.scenario, decided: v.decided, winner: v.winner ? plain(v.winner) : null, ties: v.ties.map(plain), summary: v.summary };
+  return { scenario: v.scenario, decided: v.decided, winner: v.winner ? plain(v.winner) : null, ties: v.ties.map(plain), ranked: v.ranked.map(plain), summary: v.summary };
 }

@@ -402,7 +402,8 @@ function render(model: ReportModel, restored: PanelState | undefined): void {
   document.body.dataset.state = 'ready';
   document.body.dataset.rows = String(model.candidates.length);
   document.body.dataset.renderMs = String(ms);
-  host.post({ type: 'rendered', rowCount: model.candidates.length, ms });
+  // What the header shows, read back from the page (the host logs it; tests check the page said what the model says).
+  host.post({ type: 'rendered', rowCount: model.candidates.length, ms, counts: document.querySelector('header .counts')?.textContent ?? '' });
   window.dispatchEvent(new CustomEvent('autobench:ready', { detail: { rowCount: model.candidates.length, ms } }));
 }
 

@@ -4,9 +4,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { test, waitFor } from './harness';
-import { extension, open } from './workspace';
+import { extension, open, plantUnderVllmBaseFlags } from './workspace';
 
 const DEMO_PLAN = 'configs/examples/demo.plan.yaml';
+/** A run's summary tab: the plan's name and the run's time (UTC). */
+const RUN_TAB = /^Summary: demo\.plan · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 
 function folderPath(): string {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -28,6 +30,9 @@ function demoPlan(numPrompts: number): string {
 
 interface RunResultLike {
   status: string;
+  notice: { level: string; text: string };
+  summaryCounts: string;
+  problemAt?: { line: number; character: number };
   outDir: string;
   simulated: boolean;
   liveRows: number;
@@ -73,14 +78,42 @@ test('Run baseline on the demo plan (target sim) writes rows and opens the summa
   assert.ok(runnerPid > 0 && runnerPid !== process.pid, `the run's process ${manifest.target?.describe} vs the extension host pid ${process.pid}`);
   assert.ok(existsSync(path.join(result.outDir, 'summary.html')), 'summary.html was not written');
 
+  // The summary counts candidates, not rows, trials apart, and the frameworks the lens left out as not in this run.
+  assert.match(result.summaryCounts, /^1 candidate · 1 measured · (1|0) met the SLA · \d+ trials, \d+ within the SLA · not in this run: vllm, tensorrt_llm, tokenspeed$/);
+  assert.doesNotMatch(result.summaryCounts, /fail/);
+  assert.equal(result.notice.level, 'info', result.notice.text);
   const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
   assert.ok(tab?.input instanceof vscode.TabInputWebview, `the active tab is not a webview: ${tab?.label}`);
-  assert.equal(tab.label, 'Summary: rows.jsonl');
+  // One panel per run, titled by its plan and time.
+  assert.match(tab.label, RUN_TAB);
   const live = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label === 'Run: sglang baseline');
   assert.ok(live, 'the live run panel was not opened');
   // One live row per trial measured (rate-search rounds included): the page drew every one of them.
   const trials = new Set(measured.map((r) => JSON.stringify(r.trial?.key ?? null)));
   assert.ok(result.liveRows >= trials.size && trials.size > 0, `the live panel showed ${result.liveRows} rows for ${trials.size} trials`);
+}, 90_000);
+
+test('Run baseline with an unknown flag: the lens says "(1 error)", the run ends in a warning that names the flag, with its line to jump to', async () => {
+  await extension().activate();
+  const file = demoPlan(10);
+  const planted = plantUnderVllmBaseFlags(readFileSync(file, 'utf8'), '      totally_bogus_flag: 1');
+  writeFileSync(file, planted.text);
+  const uri = vscode.Uri.file(file);
+  const doc = await open(uri);
+  const vllmLine = doc.getText().split('\n').findIndex((l) => /^ {2}vllm:\s*$/.test(l));
+  const lens = await waitFor('a "Run baseline (1 error)" lens above frameworks.vllm', async () => {
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100);
+    return (lenses ?? []).find((l) => l.command?.title === 'Run baseline (1 error)' && l.range.start.line === vllmLine);
+  });
+  assert.ok(lens.command);
+  // The lens would ask first (a modal); the test answers "Run Anyway" up front.
+  const result = await vscode.commands.executeCommand<RunResultLike | undefined>(lens.command.command, ...((lens.command.arguments ?? []) as unknown[]), { wait: true, target: 'sim', simSpeed: 20, ifErrors: 'run' });
+  assert.ok(result, 'the command returned no run result');
+  assert.equal(result.status, 'completed');
+  assert.equal(result.notice.level, 'warning', result.notice.text);
+  assert.match(result.notice.text, /^Autobench: nothing was measured\. vllm baseline was skipped: unknown flag 'totally_bogus_flag'/);
+  assert.match(result.notice.text, /1 candidate: 1 skipped · 0 trials · not in this run: sglang, tensorrt_llm/);
+  assert.deepEqual(result.problemAt, { line: planted.line, character: 6 }, `the flag is on line ${planted.line + 1}`);
 }, 90_000);
 
 test('Capture help snapshots from target (sim) writes each framework\'s --help text and points autobench.snapshots.helpDir at them', async () => {
@@ -139,6 +172,34 @@ test('Cancel the Running Benchmark stops a run midway, keeps its finished rows a
   assert.ok(kept.length >= 1, 'the finished rows were not kept');
   assert.equal(readFileSync(path.join(result.outDir, 'rows.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).length, result.rows.length);
   const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-  assert.equal(tab?.label, 'Summary: rows.jsonl');
+  assert.match(tab?.label ?? '', RUN_TAB);
   assert.equal(await vscode.commands.executeCommand('autobench.cancelRun'), false, 'a run is still marked as running');
 }, 90_000);
+
+test('the Runs view lists the runs newest first; reopening a summary reuses its tab; Compare runs opens on two runs', async () => {
+  await extension().activate();
+  const listed = await vscode.commands.executeCommand<Array<{ label: string; description: string; dir: string }>>('autobench.refreshRuns');
+  const root = path.join(folderPath(), 'autobench-runs');
+  const dirs = readdirSync(root).filter((d) => existsSync(path.join(root, d, 'manifest.json')));
+  assert.ok(dirs.length >= 3, `runs on disk: ${dirs.join(', ')}`);
+  assert.deepEqual(listed.map((l) => path.basename(l.dir)).sort(), dirs.sort());
+  for (const l of listed) assert.match(`Summary: ${l.label}`, RUN_TAB);
+  // The newest is the cancelled run of the test before.
+  assert.equal(listed[0]?.description, 'cancelled · sim · simulated');
+
+  const done = listed.filter((l) => l.description === 'completed · sim · simulated');
+  assert.ok(done.length >= 2, JSON.stringify(listed));
+  const rows = path.join(done[0]?.dir ?? '', 'rows.jsonl');
+  await vscode.commands.executeCommand('autobench.openSummary', rows);
+  await vscode.commands.executeCommand('autobench.openSummary', rows);
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label === `Summary: ${done[0]?.label}`);
+  assert.equal(tabs.length, 1, 'opening a run again reuses its tab');
+
+  const text = await vscode.commands.executeCommand<string | undefined>('autobench.compareRuns', done[0]?.dir, done[1]?.dir);
+  assert.ok(text, 'Compare Runs returned nothing');
+  assert.match(text, /^# Compare runs\n\n- A: demo\.plan · .*\n- B: demo\.plan · /);
+  assert.match(text, /## chat\n\nWinner: A .* · B /);
+  const editor = vscode.window.activeTextEditor;
+  assert.equal(editor?.document.languageId, 'markdown');
+  assert.equal(editor?.document.getText(), text);
+}, 60_000);

@@ -1,0 +1,98 @@
+// Two runs side by side (e.g. before and after a framework upgrade): per scenario each run's winner or tie, and
+// each candidate's SLA capacity in both with the change, called a change only when the intervals do not overlap.
+import { DECISION_MARGIN } from './verdict';
+import type { ReportModel, VerdictCandidate, VerdictEntry } from './report-model';
+
+export interface CandidateChange {
+  framework: string;
+  candidate: string;
+  /** SLA capacity (req/s) in run A and B; null when it met the SLA in only one of them. */
+  a: number | null;
+  b: number | null;
+  /** (b - a) / a; null without both. */
+  change: number | null;
+  /** 'faster' / 'slower' only when the intervals are apart by the verdict's margin; otherwise 'within the noise'. */
+  call: 'faster' | 'slower' | 'within the noise' | 'only in A' | 'only in B';
+}
+
+export interface ScenarioComparison {
+  scenario: string;
+  winnerA: string;
+  winnerB: string;
+  candidates: CandidateChange[];
+}
+
+export interface RunComparison {
+  a: string;
+  b: string;
+  scenarios: ScenarioComparison[];
+  /** One side simulated and the other not: the comparison is labelled, never silent. */
+  mixed: boolean;
+}
+
+const key = (c: VerdictCandidate): string => `${c.framework} ${c.candidate}`;
+
+function winnerText(v: VerdictEntry | undefined): string {
+  if (!v) return 'not in this run';
+  if (!v.winner) return 'none met the SLA';
+  return v.decided ? key(v.winner) : `tie: ${[v.winner, ...v.ties].map(key).join(', ')}`;
+}
+
+/** Apart when one interval's low end clears the other's high end by the margin (an open high end never is). */
+function callOf(a: VerdictCandidate, b: VerdictCandidate): CandidateChange['call'] {
+  const hiA = a.interval[1] ?? Infinity;
+  const hiB = b.interval[1] ?? Infinity;
+  if (b.interval[0] > hiA * (1 + DECISION_MARGIN)) return 'faster';
+  if (a.interval[0] > hiB * (1 + DECISION_MARGIN)) return 'slower';
+  return 'within the noise';
+}
+
+function changes(va: VerdictEntry | undefined, vb: VerdictEntry | undefined): CandidateChange[] {
+  const ra = new Map((va?.ranked ?? []).map((c) => [key(c), c]));
+  const rb = new Map((vb?.ranked ?? []).map((c) => [key(c), c]));
+  const keys = [...new Set([...ra.keys(), ...rb.keys()])];
+  return keys.map((k) => {
+    const a = ra.get(k);
+    const b = rb.get(k);
+    const first = (a ?? b) as VerdictCandidate;
+    const change = a && b && a.score > 0 ? (b.score - a.score) / a.score : null;
+    const call = a && b ? callOf(a, b) : a ? 'only in A' : 'only in B';
+    return { framework: first.framework, candidate: first.candidate, a: a?.score ?? null, b: b?.score ?? null, change, call };
+  });
+}
+
+export function compareRunReports(a: ReportModel, b: ReportModel, names: { a: string; b: string }): RunComparison {
+  const scenarios = [...new Set([...a.scenarios, ...b.scenarios])];
+  return {
+    a: names.a,
+    b: names.b,
+    mixed: a.simulatedRows > 0 !== b.simulatedRows > 0,
+    scenarios: scenarios.map((s) => {
+      const va = a.verdicts.find((v) => v.scenario === s);
+      const vb = b.verdicts.find((v) => v.scenario === s);
+      return { scenario: s, winnerA: winnerText(va), winnerB: winnerText(vb), candidates: changes(va, vb) };
+    }),
+  };
+}
+
+const rate = (x: number | null): string => (x === null ? '' : x.toFixed(2));
+const pct = (x: number | null): string => (x === null ? '' : `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%`);
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/</g, '\\<');
+
+/** The comparison as Markdown: per scenario the two winners, then every candidate's SLA capacity in both. */
+export function comparisonMarkdown(c: RunComparison): string {
+  const out = [`# Compare runs`, '', `- A: ${cell(c.a)}`, `- B: ${cell(c.b)}`, ''];
+  if (c.mixed) out.push('> One run is from the simulated engine and the other is not: their numbers are not comparable.', '');
+  out.push(`SLA capacity in req/s. A change is called only when the two intervals are apart by more than ${DECISION_MARGIN * 100}%; otherwise it is within the noise.`, '');
+  for (const s of c.scenarios) {
+    out.push(`## ${cell(s.scenario)}`, '', `Winner: A ${cell(s.winnerA)} · B ${cell(s.winnerB)}`, '');
+    if (s.candidates.length === 0) {
+      out.push('_No candidate met the SLA in either run._', '');
+      continue;
+    }
+    out.push('| Framework | Candidate | A req/s | B req/s | Change | Call |', '| --- | --- | ---: | ---: | ---: | --- |');
+    for (const x of s.candidates) out.push(`| \`${cell(x.framework)}\` | ${cell(x.candidate)} | ${rate(x.a)} | ${rate(x.b)} | ${pct(x.change)} | ${x.call} |`);
+    out.push('');
+  }
+  return `${out.join('\n')}\n`;
+}

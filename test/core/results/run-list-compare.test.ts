@@ -1,0 +1,74 @@
+// The Runs view's data and Compare runs: run folders read from their own manifest and summary.json, newest first; two runs' verdicts side by side, a change called only outside the noise.
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { buildReport } from '../../../src/core/results/report';
+import { compareRunReports, comparisonMarkdown } from '../../../src/core/results/run-compare';
+import { listRuns } from '../../../src/core/results/run-list';
+import { readRows } from '../../../src/core/results/rows';
+
+type Row = Record<string, unknown>;
+
+function searchRow(fw: string, cand: string, rate: number, passed: boolean): Row {
+  return { framework: fw, candidate_id: cand, status: 'ok', scenario: 'chat', trial: { mode: 'search', rate, concurrency: null, round: 1 }, metrics: { request_throughput: rate * 0.98, p50_ttft_ms: passed ? 100 : 5000, p50_tpot_ms: 10, success_rate: 1 }, sla: { max_p50_ttft_ms: 1000, passed } };
+}
+
+const search = (fw: string, cand: string, capacity: number, rates: number[]) => rates.map((r) => searchRow(fw, cand, r, r <= capacity));
+
+function model(rows: Row[]) {
+  const read = readRows(rows.map((r) => JSON.stringify(r)).join('\n'), 'rows.jsonl');
+  assert.ok(read.ok);
+  return buildReport(read.rows, { rowsFile: 'rows.jsonl' });
+}
+
+describe('runs list', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'autobench-runs-'));
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  test('each run folder from its manifest and summary.json, newest first; a folder without a manifest is not a run', () => {
+    const run = (name: string, created: string, summary: unknown) => {
+      const dir = path.join(root, name);
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ run_id: name, created_at: created, status: 'completed', simulated: true, plan: { path: '/w/plans/demo.plan.yaml' }, target: { spec: 'sim' } }));
+      if (summary) writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary));
+    };
+    run('old', '2026-12-01T10:00:00.000Z', { scenarios: [{ scenario: 'chat', decided: true, winner: { framework: 'vllm', candidate: 'c2' }, ties: [] }] });
+    run('new', '2026-12-02T04:02:13.612Z', { scenarios: [{ scenario: 'chat', decided: false, winner: { framework: 'vllm', candidate: 'c2' }, ties: [{ framework: 'sglang', candidate: 'baseline' }] }, { scenario: 'long', decided: false, winner: null, ties: [] }] });
+    mkdirSync(path.join(root, 'not-a-run'));
+    const runs = listRuns(root);
+    assert.deepEqual(runs.map((r) => [r.runId, r.label, r.target, r.simulated]), [
+      ['new', 'demo.plan · 2026-12-02 04:02:13', 'sim', true],
+      ['old', 'demo.plan · 2026-12-01 10:00:00', 'sim', true],
+    ]);
+    assert.deepEqual(runs[0]?.winners, ['chat: tie (vllm c2, sglang baseline)', 'long: none']);
+    assert.deepEqual(runs[1]?.winners, ['chat: vllm c2']);
+    assert.deepEqual(listRuns(path.join(root, 'missing')), []);
+  });
+});
+
+describe('compare runs', () => {
+  test('per scenario both winners; each candidate in both runs with its change, called faster only when the intervals are apart', () => {
+    const a = model([...search('vllm', 'c1', 8, [1, 16, 8, 12, 10, 9]), ...search('sglang', 'baseline', 9, [1, 16, 8, 12, 10, 9])]);
+    const b = model([...search('vllm', 'c1', 14, [1, 16, 8, 12, 14, 15]), ...search('sglang', 'baseline', 9.5, [1, 16, 8, 12, 10, 9.5])]);
+    const c = compareRunReports(a, b, { a: 'before', b: 'after' });
+    const chat = c.scenarios[0];
+    assert.equal(chat?.winnerA, 'tie: sglang baseline, vllm c1');
+    assert.equal(chat?.winnerB, 'vllm c1');
+    const by = (k: string) => chat?.candidates.find((x) => `${x.framework} ${x.candidate}` === k);
+    assert.deepEqual([by('vllm c1')?.a, by('vllm c1')?.b, by('vllm c1')?.call], [8, 14, 'faster']);
+    assert.equal(by('sglang baseline')?.call, 'within the noise');
+    const md = comparisonMarkdown(c);
+    assert.match(md, /\| `vllm` \| c1 \| 8\.00 \| 14\.00 \| \+75\.0% \| faster \|/);
+    assert.match(md, /Winner: A tie: sglang baseline, vllm c1 · B vllm c1/);
+    assert.doesNotMatch(md, /not comparable/);
+  });
+
+  test('a candidate that met the SLA in one run only says which', () => {
+    const a = model(search('vllm', 'c1', 8, [1, 16, 8, 12, 10, 9]));
+    const b = model(search('sglang', 'baseline', 9, [1, 16, 8, 12, 10, 9]));
+    const calls = compareRunReports(a, b, { a: 'A', b: 'B' }).scenarios[0]?.candidates.map((x) => `${x.framework} ${x.call}`);
+    assert.deepEqual(calls, ['vllm only in A', 'sglang only in B']);
+  });
+});
