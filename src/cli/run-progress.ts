@@ -69,13 +69,13 @@ export class Progress {
         break;
       case 'trial-progress':
         this.status(
-          `${this.current} ${e.scenario} ${e.mode === 'fixed' ? 'fixed' : `${e.mode === 'repeat' ? 'repeat' : 'r'}${e.round}`} @ ${e.rate} | ${e.completed + e.failed}/${e.total} req | ${fmt(e.requestsPerS)} req/s TTFT ${fmt(e.ttftMsP50, 0)} ms TPOT ${fmt(e.tpotMsP50)} ms`,
+          `${this.current} ${e.scenario} ${e.mode === 'fixed' ? 'fixed' : `${e.mode === 'repeat' ? 'repeat' : 'r'}${e.round}`} @ ${e.rate} offered | ${e.completed + e.failed}/${e.total} req | ${fmt(e.requestsPerS)} req/s achieved TTFT ${fmt(e.ttftMsP50, 0)} ms TPOT ${fmt(e.tpotMsP50)} ms`,
         );
         break;
       case 'trial-end': {
         if (e.resumed) break;
         const verdict = e.status !== 'ok' ? st.red(e.status) : e.slaPassed ? 'SLA pass' : st.yellow(`SLA fail (${e.reasons.join('; ')})`);
-        this.say(`    ${e.scenario} ${e.mode === 'fixed' ? 'fixed' : `${e.mode === 'repeat' ? 'repeat' : 'round'} ${e.round}`} @ ${e.rate} req/s c=${e.concurrency ?? '-'}: ${fmt(e.requestThroughput, 2)} req/s, p50 TTFT ${fmt(e.p50TtftMs, 0)} ms, p50 TPOT ${fmt(e.p50TpotMs, 2)} ms — ${verdict}`);
+        this.say(`    ${e.scenario} ${e.mode === 'fixed' ? 'fixed' : `${e.mode === 'repeat' ? 'repeat' : 'round'} ${e.round}`} @ ${e.rate} req/s offered c=${e.concurrency ?? '-'}: ${fmt(e.requestThroughput, 2)} req/s achieved, p50 TTFT ${fmt(e.p50TtftMs, 0)} ms, p50 TPOT ${fmt(e.p50TpotMs, 2)} ms — ${verdict}`);
         break;
       }
       case 'framework-end':
@@ -96,7 +96,7 @@ export function printSummary(io: CliIO, result: RunResult): void {
   const st = styleFor(io.out);
   const model = result.report;
   if (!result.summary || !model) return;
-  const head = ['Scenario', 'Rank', 'Framework', 'Candidate', 'Req/s', 'Output tok/s', 'P50 TTFT ms', 'P50 TPOT ms'];
+  const head = ['Scenario', 'Rank', 'Framework', 'Candidate', 'Achieved req/s', 'Output tok/s', 'P50 TTFT ms', 'P50 TPOT ms'];
   const lines: string[][] = [];
   for (const b of model.best) {
     const c = model.candidates[b.row];

@@ -23,14 +23,16 @@ export interface CommandDeps {
   runsView: RunsView;
 }
 
-async function openSummary({ ctx, summaries }: CommandDeps, arg: unknown): Promise<unknown> {
+/** `opts.reveal`: a section of the page to open at ('charts-section'). */
+async function openSummary({ ctx, summaries }: CommandDeps, arg: unknown, opts?: unknown): Promise<unknown> {
+  const reveal = typeof opts === 'object' && opts !== null && typeof (opts as { reveal?: unknown }).reveal === 'string' ? (opts as { reveal: string }).reveal : undefined;
   let file = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.fsPath : undefined;
   const active = vscode.window.activeTextEditor?.document.uri;
   if (!file && active?.scheme === 'file' && active.fsPath.endsWith('.jsonl')) file = active.fsPath;
   if (!file) file = await pickRowsFile();
   if (!file) return undefined;
   try {
-    return await summaries.show(file);
+    return await summaries.show(file, undefined, reveal);
   } catch (e) {
     const message = `Autobench: cannot open the summary of ${file}: ${(e as Error).message}`;
     ctx.log.error(message);
@@ -79,7 +81,7 @@ export function commandTable(d: CommandDeps): Record<CommandId, CommandHandler> 
   return {
     [COMMAND_IDS.validateWorkspace]: () => validateWorkspace(d.ctx),
     [COMMAND_IDS.showCandidates]: (uri, framework) => showCandidates(d.documents, uri, framework),
-    [COMMAND_IDS.openSummary]: (arg) => openSummary(d, arg),
+    [COMMAND_IDS.openSummary]: (arg, opts) => openSummary(d, arg, opts),
     [COMMAND_IDS.runBaseline]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'baseline' }, optionsOf(opts)),
     [COMMAND_IDS.runCandidate]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'candidate' }, optionsOf(opts)),
     [COMMAND_IDS.runAll]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'all' }, optionsOf(opts)),

@@ -8,7 +8,7 @@ const num = (v: number | null | undefined, digits: number): string => (v === nul
 const NO_REASON = new Set(['RUNNING', 'CONFIGURING', 'COMPLETING', 'COMPLETED']);
 
 function trialLabel(e: { framework: string; candidateId: string; scenario: string; mode: string; rate: number | 'inf'; concurrency: number | null; round: number }): string {
-  const rate = e.rate === 'inf' ? 'max rate' : `${num(e.rate, 2)} req/s`;
+  const rate = e.rate === 'inf' ? 'max rate' : `${num(e.rate, 2)} req/s offered`;
   const conc = e.concurrency === null ? '' : `, concurrency ${e.concurrency}`;
   const round = e.mode === 'search' ? ` (search round ${e.round})` : '';
   return `${e.framework} ${e.candidateId} · ${e.scenario} @ ${rate}${conc}${round}`;

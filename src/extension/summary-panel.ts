@@ -68,7 +68,7 @@ export class SummaryPanels {
   }
 
   /** Opens (or revives) a panel for `file`, one per file: opening it again reuses its tab; resolves when the panel has rendered the rows. */
-  show(file: string, existing?: vscode.WebviewPanel): Promise<OpenedSummary> {
+  show(file: string, existing?: vscode.WebviewPanel, reveal?: string): Promise<OpenedSummary> {
     const model = loadModel(file);
     const title = summaryTitle(file);
     const open = existing ?? this.open.get(file);
@@ -99,7 +99,7 @@ export class SummaryPanels {
         if (!isPanelToHost(raw)) return;
         switch (raw.type) {
           case 'ready': {
-            const msg: HostToPanel = { type: 'load', model };
+            const msg: HostToPanel = { type: 'load', model, ...(reveal ? { reveal } : {}) };
             void webview.postMessage(msg);
             break;
           }

@@ -119,7 +119,7 @@ export function bracketOf(cfg: RateSearchConfig, state: RateSearchState): Bracke
   const width = best !== null && lowestFail !== null ? lowestFail - best : undefined;
   const closed = state.done === 'converged' && width !== undefined && width <= cfg.tolerance + 1e-9;
   const notes: Record<RateSearchEnd, string> = {
-    converged: `closed: ${best} req/s passes, ${lowestFail} req/s fails (within ${cfg.tolerance} req/s)`,
+    converged: `closed: offered ${best} req/s passes, ${lowestFail} req/s fails (within ${cfg.tolerance} req/s)`,
     'max-rounds': `not closed: ${best ?? 'nothing'} passes, ${lowestFail} fails after ${cfg.maxRounds} bisection rounds; raise qps.max_rounds or qps.tolerance`,
     'lower-fails': `not closed: the lower bound ${cfg.lower} req/s already fails the SLA; lower qps.lower`,
     'upper-passes': `not closed: ${best} req/s still passes after ${MAX_EXTENSIONS} doublings of qps.upper; raise qps.upper`,
@@ -127,10 +127,10 @@ export function bracketOf(cfg: RateSearchConfig, state: RateSearchState): Bracke
   return { best, lowestFail, closed, note: state.done ? notes[state.done] : 'not finished' };
 }
 
-/** One line for logs and the manifest: "best 6.25 req/s after 4 rounds (converged; closed: ...)". */
+/** One line for logs and the manifest: "best offered rate 6.25 req/s after 4 rounds (converged; closed: ...)"; offered, not achieved. */
 export function describeSearch(state: RateSearchState, cfg?: RateSearchConfig): string {
   const n = state.rounds.length;
-  const best = state.best === undefined ? 'no rate met the SLA' : `best ${state.best} req/s`;
+  const best = state.best === undefined ? 'no rate met the SLA' : `best offered rate ${state.best} req/s`;
   const bracket = cfg && state.done ? `; ${bracketOf(cfg, state).note}` : '';
   return `${best} after ${n} round${n === 1 ? '' : 's'}${state.done ? ` (${state.done}${bracket})` : ''}`;
 }

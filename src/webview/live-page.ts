@@ -103,7 +103,7 @@ export function livePageHtml(nonce: string): string {
 <h2>Slurm jobs <span id="job-count"></span></h2>
 <table id="jobs-table"><thead><tr><th>Candidate</th><th>Purpose</th><th>Job</th><th>State</th><th>Node</th><th>Reason</th></tr></thead><tbody id="job-rows"></tbody></table>
 </section>
-<table id="trials-table"><thead><tr><th>Trial</th><th>Status</th><th>req/s</th><th>tok/s</th><th>p50 TTFT ms</th><th>p50 TPOT ms</th></tr></thead><tbody id="rows"></tbody></table>
+<table id="trials-table"><thead><tr><th>Trial</th><th>Status</th><th>achieved req/s</th><th>tok/s</th><th>p50 TTFT ms</th><th>p50 TPOT ms</th></tr></thead><tbody id="rows"></tbody></table>
 <script nonce="${nonce}">${SCRIPT}</script>
 </body></html>`;
 }

@@ -13,7 +13,7 @@ export interface PanelState {
 }
 
 /** Host -> panel. The host sends `load` only after the panel said `ready`. */
-export type HostToPanel = { type: 'load'; model: ReportModel; state?: PanelState } | { type: 'saved'; format: SaveFormat; path: string };
+export type HostToPanel = { type: 'load'; model: ReportModel; state?: PanelState; reveal?: string } | { type: 'saved'; format: SaveFormat; path: string };
 
 /** Panel -> host. */
 export type PanelToHost =

@@ -33,7 +33,7 @@ describe('rate search', () => {
     assert.deepEqual(rates, [1, 9, 5, 3]);
     assert.equal(state.done, 'converged');
     assert.equal(state.best, 3);
-    assert.deepEqual(bracketOf({ lower: 1, upper: 9, tolerance: 2.5, maxRounds: 10 }, state), { best: 3, lowestFail: 5, closed: true, note: 'closed: 3 req/s passes, 5 req/s fails (within 2.5 req/s)' });
+    assert.deepEqual(bracketOf({ lower: 1, upper: 9, tolerance: 2.5, maxRounds: 10 }, state), { best: 3, lowestFail: 5, closed: true, note: 'closed: offered 3 req/s passes, 5 req/s fails (within 2.5 req/s)' });
   });
 
   test('a failing lower bound ends the search with nothing passing', () => {
@@ -49,7 +49,7 @@ describe('rate search', () => {
     const { rates, state } = search(cfg, 40);
     assert.deepEqual(rates, [1, 16, 32, 64, 48, 40, 44, 42, 41]);
     assert.deepEqual(state.rounds.map((r) => r.kind).slice(0, 5), ['bound', 'bound', 'extend', 'extend', 'bisect']);
-    assert.deepEqual(bracketOf(cfg, state), { best: 40, lowestFail: 41, closed: true, note: 'closed: 40 req/s passes, 41 req/s fails (within 1 req/s)' });
+    assert.deepEqual(bracketOf(cfg, state), { best: 40, lowestFail: 41, closed: true, note: 'closed: offered 40 req/s passes, 41 req/s fails (within 1 req/s)' });
   });
 
   test('an upper bound that still passes after the doubling budget ends open, saying to raise qps.upper', () => {

@@ -54,7 +54,7 @@ describe('the live panel state', () => {
     assert.deepEqual(updates.map((u) => u?.type), ['row', 'row', 'row', 'row']);
     const last = updates[2];
     assert.ok(last?.type === 'row');
-    assert.deepEqual(last.row, { key: trial.key, trial: 'vllm c1 · chat @ 2.00 req/s (search round 1)', status: 'ok', reqPerS: '1.98', tokPerS: '410', ttft: '45.0', tpot: '11.25' });
+    assert.deepEqual(last.row, { key: trial.key, trial: 'vllm c1 · chat @ 2.00 req/s offered (search round 1)', status: 'ok', reqPerS: '1.98', tokPerS: '410', ttft: '45.0', tpot: '11.25' });
     assert.equal(s.apply({ type: 'candidate-end', framework: 'vllm', candidateId: 'c1', status: 'done' }), undefined);
     assert.deepEqual(s.snapshot().map((u) => u.type), ['header', 'row', 'row'], 'a non-slurm run has no job in its state');
   });
@@ -137,7 +137,7 @@ describe('the live panel page in headless Chromium', { skip: skipWhenMissing(SKI
       for (const e of TRIAL_EVENTS) await send(s.apply(e) as LiveUpdate);
       assert.equal(await page.locator('#jobs').isHidden(), true);
       assert.equal(await page.locator('#trials-table tbody tr').count(), 2);
-      assert.deepEqual((await cells(page, '#trials-table'))[0], ['vllm c1 · chat @ 2.00 req/s (search round 1)', 'ok', '1.98', '410', '45.0', '11.25']);
+      assert.deepEqual((await cells(page, '#trials-table'))[0], ['vllm c1 · chat @ 2.00 req/s offered (search round 1)', 'ok', '1.98', '410', '45.0', '11.25']);
       assert.equal(await page.textContent('#head'), 'vllm · all on sim → out');
       assert.deepEqual(errors, []);
     } finally {

@@ -3,7 +3,9 @@
 //
 //   node tools/vscode-host/run-tests.js --vsix dist-vsix/autobench.vsix --tests out/vscode-suite [--workspace DIR]
 //   node tools/vscode-host/run-tests.js --extensionDevelopmentPath DIR --tests DIR
-// Other options: --timeout SECONDS (300), --verbose (echo all workbench log lines); env KEEP_TMP=1 keeps the temp folder.
+// Other options: --timeout SECONDS (300), --verbose (echo all workbench log lines), --artifacts DIR (where the
+// screenshots a test asks for go; default test-artifacts/vscode); env KEEP_TMP=1 keeps the temp folder.
+// A test asks for a screenshot of the whole workbench by logging `autobench-screenshot NAME`: NAME.png appears in DIR.
 //
 // Exit status: 0 when the suite passed, 1 when it failed, 2 on timeout, 3 when the host could not start.
 import { spawn } from 'node:child_process';
@@ -115,7 +117,8 @@ async function main() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
-  const page = await browser.newPage();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const artifacts = resolve(arg('artifacts', join('test-artifacts', 'vscode')));
   let exit;
   const exited = new Promise((r) => (exit = r));
   let summary;
@@ -124,6 +127,11 @@ async function main() {
   await page.exposeFunction('codeAutomationLog', (_type, logArgs) => {
     const line = (logArgs || []).map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
     hostLog.push(line);
+    const shot = /^autobench-screenshot ([\w.-]+)$/.exec(line);
+    if (shot) {
+      mkdirSync(artifacts, { recursive: true });
+      void page.screenshot({ path: join(artifacts, `${shot[1]}.png`) }).catch((e) => console.error(`vscode-host: screenshot ${shot[1]}: ${e.message}`));
+    }
     const m = /^(\d+) passed, (\d+) failed$/m.exec(line);
     if (m) summary = { passed: +m[1], failed: +m[2] };
     if (verbose || !NOISE.test(line)) console.log(line);

@@ -45,6 +45,10 @@ export interface CandidateRow {
   ttft: number | null;
   tpot: number | null;
   gpus: number | null;
+  /** The trial's offered request rate (req/s; the chart's x), null for a burst or a row without one; rps is what was achieved. */
+  offered: number | null;
+  /** "search round 3", "repeat 2", "fixed": the trial as the chart's hover names it ('' when the row has none). */
+  trialText: string;
   serverCommand: string;
   benchmarkCommand: string;
   failureReason: string;

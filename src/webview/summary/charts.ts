@@ -1,28 +1,12 @@
 /// <reference lib="dom" />
-// Per-scenario scatter charts (uPlot, canvas, no eval): every measured candidate's request
-// throughput against its p50 TTFT and p50 TPOT, one colour per framework, hollow points for
-// SLA failures, and the SLA limit drawn as a dashed vertical line.
+// Per-scenario charts (uPlot, canvas, no eval): a run's trials against the offered rate (rate-charts.ts); rows
+// without an offered rate (single measurements) as scatter charts of request throughput against p50 TTFT and p50
+// TPOT, one colour per framework, hollow points for SLA failures, the SLA limit as a dashed vertical line.
 import uPlot from 'uplot';
 import type { CandidateRow, ReportModel } from '../../core/results/report-model';
+import { frameworkColor } from './colors';
 import { h, themeColor } from './dom';
-
-const FRAMEWORK_COLORS: Array<[string, string, string]> = [
-  ['sglang', '--vscode-charts-blue', '#3794ff'],
-  ['vllm', '--vscode-charts-orange', '#d18616'],
-  ['tensorrt_llm', '--vscode-charts-green', '#89d185'],
-  ['tokenspeed', '--vscode-charts-purple', '#b180d7'],
-];
-const EXTRA_COLORS: Array<[string, string]> = [
-  ['--vscode-charts-red', '#f14c4c'],
-  ['--vscode-charts-yellow', '#cca700'],
-];
-
-export function frameworkColor(fw: string, index: number): string {
-  const known = FRAMEWORK_COLORS.find((c) => c[0] === fw);
-  if (known) return themeColor(known[1], known[2]);
-  const extra = EXTRA_COLORS[index % EXTRA_COLORS.length] as [string, string];
-  return themeColor(extra[0], extra[1]);
-}
+import { rateCharts } from './rate-charts';
 
 interface Point {
   x: number;
@@ -65,7 +49,7 @@ function scatter(host: HTMLElement, model: ReportModel, rows: CandidateRow[], sp
   const label = spec.metric === 'ttft' ? 'p50 TTFT (ms)' : 'p50 TPOT (ms)';
 
   const opts: uPlot.Options = {
-    title: `${spec.scenario}: req/s vs ${label}`,
+    title: `${spec.scenario}: achieved req/s vs ${label}`,
     width,
     height: 260,
     scales: {
@@ -81,7 +65,7 @@ function scatter(host: HTMLElement, model: ReportModel, rows: CandidateRow[], sp
     },
     axes: [
       { ...axis, label },
-      { ...axis, label: 'req/s' },
+      { ...axis, label: 'achieved req/s' },
     ],
     legend: { show: true },
     cursor: { drag: { x: false, y: false } },
@@ -130,6 +114,15 @@ export function renderCharts(container: HTMLElement, model: ReportModel): uPlot[
   const width = Math.max(320, Math.min(620, Math.floor((container.clientWidth || 1000) / 2) - 24));
   for (const scenario of model.scenarios) {
     const rows = model.candidates.filter((c) => c.scenario === scenario && c.status === 'ok' && !c.smoke);
+    // A run's trials have offered rates: latency and achieved rate against them. Rows without (single measurements) keep the scatter.
+    const byRate = h('figure', { class: 'rate-charts', attrs: { 'data-scenario': scenario } });
+    byRate.append(h('figcaption', {}, `Scenario ${scenario}: every candidate's trials against the offered rate${model.simulatedRows ? ' (SIMULATED engine)' : ''}; shaded: the verdict's bracket; dashed: the SLA limit, or offered = achieved`));
+    const rated = rateCharts(byRate, model, scenario, rows, Math.max(300, Math.min(460, Math.floor((container.clientWidth || 1000) / 3) - 20)));
+    if (rated.length > 0) {
+      plots.push(...rated);
+      container.append(byRate);
+      continue;
+    }
     const fig = h('figure', { class: 'chart-pair', attrs: { 'data-scenario': scenario } });
     fig.append(h('figcaption', {}, `Scenario ${scenario}: every measured candidate${model.simulatedRows ? ' (simulated rows included, labelled in the tables)' : ''}`));
     let drawn = 0;

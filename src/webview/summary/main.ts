@@ -13,7 +13,8 @@ import { problemText } from '../../core/results/outcome-text';
 import { rateText, renderReportCsv, renderReportMarkdown } from '../../core/results/report-write';
 import { DATA_ELEMENT_ID } from '../panel-html';
 import { isHostToPanel, type PanelState } from '../protocol';
-import { renderCharts, frameworkColor } from './charts';
+import { renderCharts } from './charts';
+import { frameworkColor } from './colors';
 import { custom, h } from './dom';
 import { createHost, type Host } from './host';
 import { sortableTable, type Column } from './tables';
@@ -369,7 +370,8 @@ function watchScroll(): void {
   });
 }
 
-function render(model: ReportModel, restored: PanelState | undefined): void {
+/** `reveal`: the id of a section to scroll to once drawn (the host's "open at the charts"), over the restored scroll. */
+function render(model: ReportModel, restored: PanelState | undefined, reveal?: string): void {
   const t0 = performance.now();
   state = restored ?? {};
   const app = document.getElementById('app') ?? document.body.appendChild(h('div', { id: 'app' }));
@@ -381,10 +383,10 @@ function render(model: ReportModel, restored: PanelState | undefined): void {
       'main',
       {},
       section('verdict-section', 'Verdict', h('p', { class: 'muted' }, 'A winner is named only when its SLA-capacity interval clears every other candidate\u2019s; otherwise the scenario is a tie.'), verdicts(model)),
+      section('charts-section', 'Latency and throughput against the offered rate', charts),
       section('best', 'Best per framework', h('p', { class: 'muted' }, 'Best SLA-passing request throughput per framework (solid) beside the best raw throughput of any measured candidate (faint).'), bars(model)),
       section('cross', 'Cross-framework comparison', crossTable(model)),
       section('winners-section', 'Winners: exact commands', winners(model)),
-      section('charts-section', 'Throughput against latency', charts),
       section('candidates', 'All candidates', candidatesSection(model)),
       section('not-selected', 'Not selected', notSelected(model)),
       section('handoff-section', 'Profiler handoff', handoff(model)),
@@ -394,7 +396,10 @@ function render(model: ReportModel, restored: PanelState | undefined): void {
   // Charts measure their container, so they are drawn once it is in the document.
   renderCharts(charts, model);
   app.removeAttribute('aria-busy');
-  if (state.scrollY) window.scrollTo(0, state.scrollY);
+  const target = reveal ? document.getElementById(reveal) : null;
+  // Below the sticky header, not under it.
+  if (target) window.scrollTo(0, target.getBoundingClientRect().top + window.scrollY - (document.querySelector('header')?.getBoundingClientRect().height ?? 0) - 8);
+  else if (state.scrollY) window.scrollTo(0, state.scrollY);
   if (!scrollWatched) watchScroll();
   // Count the layout the first paint needs, not only the script time.
   void document.body.offsetHeight;
@@ -429,7 +434,7 @@ function start(): void {
     if (!isHostToPanel(msg)) return;
     if (msg.type === 'load') {
       try {
-        render(msg.model, msg.state ?? host.getState());
+        render(msg.model, msg.state ?? host.getState(), msg.reveal);
       } catch (e) {
         fail(`Could not show the report: ${(e as Error).message}`, host);
       }

@@ -4,7 +4,7 @@
 // SVG chart (x: output tok/s per GPU, y: per-user tok/s; front points joined, each labelled by its candidate). Built
 // with DOM calls only (text nodes and attribute values, SVG presentation attributes: nothing the CSP would block).
 import type { PredictedFront, PredictionRow, PredictionsSection } from '../../core/results/report-model';
-import { frameworkColor } from './charts';
+import { frameworkColor } from './colors';
 import { h, themeColor } from './dom';
 import { sortableTable, type Column } from './tables';
 

@@ -59,6 +59,17 @@ describe('run outcome', () => {
     assert.equal(n.text, `Autobench: ${m.outcome.headline} (simulated).`);
   });
 
+  test('a framework the plan enables but the run left out (a lens, --frameworks) is not in the run either; one the plan enables with no row at all is', () => {
+    const read = readRows([...[1, 8].map((r) => trial('sglang', 'baseline', r, r <= 4)), ...excluded].map((r) => JSON.stringify(r)).join('\n'), 'rows.jsonl');
+    assert.ok(read.ok);
+    const fw = (framework: string) => ({ framework, enabled: true, userExcluded: false, candidates: 3, totalCombinations: 3, untried: [] });
+    const runFacts = { scenarios: [], versions: {}, frameworks: [fw('sglang'), fw('vllm'), fw('tokenspeed')], substitutions: [], problems: [] };
+    const m = buildReport(read.rows, { rowsFile: 'rows.jsonl', runFacts });
+    assert.deepEqual(m.frameworks, ['sglang']);
+    const none = buildReport(read.rows.filter((r) => r.data.get('framework') !== 'tokenspeed'), { rowsFile: 'rows.jsonl', runFacts });
+    assert.deepEqual(none.frameworks, ['sglang', 'tokenspeed']);
+  });
+
   test('a candidate skipped for an unknown flag and nothing else: a warning that names the flag, and the first problem to jump to', () => {
     const skipped = (scenario: string): Row => ({ framework: 'vllm', candidate_id: 'baseline', status: 'skipped', scenario, failure_reason: SKIP, trial: { mode: 'candidate' }, sla: { passed: false } });
     const m = model([leftOut('sglang', 'chat'), skipped('chat'), skipped('summarization')]);

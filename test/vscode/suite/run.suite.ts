@@ -1,6 +1,6 @@
 // "Run baseline" end to end in the real editor: the shipped demo plan on the simulated engine, run in the worker process, rows written, summary opened.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { test, waitFor } from './harness';
@@ -202,4 +202,39 @@ test('the Runs view lists the runs newest first; reopening a summary reuses its 
   const editor = vscode.window.activeTextEditor;
   assert.equal(editor?.document.languageId, 'markdown');
   assert.equal(editor?.document.getText(), text);
+}, 60_000);
+
+/** Asks the test host for a screenshot of the workbench (tools/vscode-host) and waits until it is written. */
+async function screenshot(name: string): Promise<string> {
+  const file = path.resolve(__dirname, '..', '..', 'test-artifacts', 'vscode', `${name}.png`);
+  rmSync(file, { force: true });
+  console.log(`autobench-screenshot ${name}`);
+  await waitFor(`the screenshot ${name}.png`, () => existsSync(file) && statSync(file).size > 10_000, 20_000);
+  return file;
+}
+
+test('the summary charts a run\'s trials against the offered rate, in the light and the dark theme (screenshots kept)', async () => {
+  await extension().activate();
+  const listed = await vscode.commands.executeCommand<Array<{ label: string; description: string; dir: string }>>('autobench.refreshRuns');
+  // The oldest completed run: the sglang baseline of the first run test, a rate search with its trials.
+  const run = [...listed].reverse().find((l) => l.description === 'completed · sim · simulated');
+  assert.ok(run, JSON.stringify(listed));
+  const rows = path.join(run.dir, 'rows.jsonl');
+  const workbench = vscode.workspace.getConfiguration('workbench');
+  const before = workbench.inspect<string>('colorTheme')?.globalValue;
+  try {
+    for (const [theme, name] of [['Default Light Modern', 'summary-charts-light'], ['Default Dark Modern', 'summary-charts-dark']] as const) {
+      // The summary alone in the window, so that the charts get its width.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('workbench.action.closeSidebar');
+      await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+      await new Promise((r) => setTimeout(r, 500));
+      // Opening it again reuses the tab and draws the page in the theme's colours, scrolled to the charts.
+      await vscode.commands.executeCommand('autobench.openSummary', rows, { reveal: 'charts-section' });
+      await new Promise((r) => setTimeout(r, 500));
+      await screenshot(name);
+    }
+  } finally {
+    await workbench.update('colorTheme', before, vscode.ConfigurationTarget.Global);
+  }
 }, 60_000);

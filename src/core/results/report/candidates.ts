@@ -1,7 +1,7 @@
 // The cross-framework table: its columns (optional metrics only when some row has them) and one
 // ready-to-show row per input row, with cell texts, sort values and chart coordinates.
 import type { PyJson, PyObject } from '../../py/json';
-import { pyGet } from '../../py/ops';
+import { pyFloat, pyGet } from '../../py/ops';
 import { fmtValue } from '../compare';
 import { serverCommandOf } from '../rank';
 import type { CandidateRow, ColumnDef } from '../report-model';
@@ -18,7 +18,7 @@ interface Metric {
 }
 
 const METRICS: Metric[] = [
-  { key: 'request_throughput', label: 'Req/s', fields: ['request_throughput'] },
+  { key: 'request_throughput', label: 'Achieved req/s', fields: ['request_throughput'] },
   { key: 'output_token_throughput', label: 'Output tok/s', fields: ['output_token_throughput'] },
   { key: 'total_token_throughput', label: 'Total tok/s', fields: ['total_token_throughput'] },
   { key: 'p50_ttft_ms', label: 'P50 TTFT ms', fields: ['p50_ttft_ms', 'median_ttft_ms'], meanField: 'mean_ttft_ms' },
@@ -41,6 +41,20 @@ function metricValue(row: PyObject, m: Metric): { raw: PyJson | undefined; mean:
     if (v !== undefined && v !== null) return { raw: v, mean: true };
   }
   return { raw: undefined, mean: false };
+}
+
+/** The offered rate of a trial: trial.rate, else workload.request_rate; null for a burst ('inf') or none. */
+function offeredRate(row: PyObject): number | null {
+  const r = pyGet(row, 'trial.rate') ?? pyGet(row, 'workload.request_rate');
+  const n = r === undefined || r === null || typeof r === 'boolean' || r === 'inf' ? undefined : pyFloat(r);
+  return n !== undefined && Number.isFinite(n) && n > 0 ? n : null;
+}
+
+function trialTextOf(row: PyObject): string {
+  const mode = pyGet(row, 'trial.mode');
+  if (typeof mode !== 'string' || mode === 'candidate') return '';
+  const round = numberOf(pyGet(row, 'trial.round'));
+  return round !== null ? `${mode} ${mode === 'search' ? 'round ' : ''}${round}` : mode;
 }
 
 function candidateRow(w: Work, id: number, metrics: readonly Metric[]): CandidateRow {
@@ -73,6 +87,8 @@ function candidateRow(w: Work, id: number, metrics: readonly Metric[]): Candidat
     ttft: pick('p50_ttft_ms'),
     tpot: pick('p50_tpot_ms'),
     gpus,
+    offered: offeredRate(w.row),
+    trialText: trialTextOf(w.row),
     serverCommand: serverCommandOf(w.row),
     benchmarkCommand: strAt(w.row, 'benchmark_command'),
     failureReason: strAt(w.row, 'failure_reason'),

@@ -66,7 +66,9 @@ export function scenarioNames(work: readonly Work[]): string[] {
  * A framework whose only rows say it was left out (user_excluded) is not in the run: the outcome lists it as such.
  */
 export function frameworkNames(work: readonly Work[], runFacts: RunFacts | undefined): string[] {
-  const planned = runFacts?.frameworks.filter((f) => f.enabled && !f.userExcluded).map((f) => f.framework) ?? [];
+  // A framework with rows is in the run by its rows (the caller may have left out one the plan enables: --frameworks, a lens).
+  const withRows = new Set(work.map((w) => w.framework));
+  const planned = runFacts?.frameworks.filter((f) => f.enabled && !f.userExcluded && !withRows.has(f.framework)).map((f) => f.framework) ?? [];
   const inRun = work.filter((w) => pyGet(w.row, 'status') !== 'user_excluded').map((w) => w.framework);
   return distinct([...inRun, ...planned]).sort(frameworkCompare);
 }
