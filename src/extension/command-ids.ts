@@ -3,6 +3,7 @@
 export const COMMAND_IDS = {
   validateWorkspace: 'autobench.validateWorkspace',
   showCandidates: 'autobench.showCandidates',
+  pickCandidate: 'autobench.pickCandidate',
   openSummary: 'autobench.openSummary',
   runBaseline: 'autobench.runBaseline',
   runCandidate: 'autobench.runCandidate',

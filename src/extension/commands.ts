@@ -5,6 +5,7 @@ import { VALIDATE_FILES_REQUEST, type ValidateFilesResult } from '../shared/prot
 import { COMMAND_IDS, type CommandId } from './command-ids';
 import { CommandsDocuments } from './commands-document';
 import type { AutobenchContext } from './context';
+import { pickCandidate, type CandidateAction } from './candidate-pick';
 import { captureHelp } from './help-capture';
 import { optionsOf } from './run-inputs';
 import { selectTarget, setHfToken } from './run-setup';
@@ -52,7 +53,8 @@ async function pickRowsFile(): Promise<string | undefined> {
   return chosen?.[0]?.fsPath;
 }
 
-async function showCandidates(documents: CommandsDocuments, uriArg: unknown, framework: unknown): Promise<string | undefined> {
+/** Opens the "Show commands" listing beside the config; resolves with its document (undefined without a config). */
+async function showListing(documents: CommandsDocuments, uriArg: unknown, framework: unknown): Promise<vscode.TextDocument | undefined> {
   const target = typeof uriArg === 'string' ? vscode.Uri.parse(uriArg) : uriArg instanceof vscode.Uri ? uriArg : vscode.window.activeTextEditor?.document.uri;
   if (!target) {
     void vscode.window.showInformationMessage('Open a cookbook config to list its candidate commands.');
@@ -62,7 +64,21 @@ async function showCandidates(documents: CommandsDocuments, uriArg: unknown, fra
   documents.refresh(uri);
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
-  return uri.toString();
+  return doc;
+}
+
+async function showCandidates(documents: CommandsDocuments, uriArg: unknown, framework: unknown): Promise<string | undefined> {
+  return (await showListing(documents, uriArg, framework))?.uri.toString();
+}
+
+function candidatePick(d: CommandDeps, uri: unknown, fw: unknown, opts: unknown): Promise<unknown> {
+  const given = typeof opts === 'object' && opts !== null ? (opts as { candidate?: string; action?: CandidateAction }) : undefined;
+  return pickCandidate(
+    { ctx: d.ctx, showListing: (u, f) => showListing(d.documents, u, f), run: (u, f, candidate) => d.runs.start(u, f, { kind: 'candidate' }, { ...optionsOf(opts), candidate }) },
+    uri,
+    fw,
+    given,
+  );
 }
 
 async function validateWorkspace(ctx: AutobenchContext): Promise<ValidateFilesResult | undefined> {
@@ -81,6 +97,7 @@ export function commandTable(d: CommandDeps): Record<CommandId, CommandHandler> 
   return {
     [COMMAND_IDS.validateWorkspace]: () => validateWorkspace(d.ctx),
     [COMMAND_IDS.showCandidates]: (uri, framework) => showCandidates(d.documents, uri, framework),
+    [COMMAND_IDS.pickCandidate]: (uri, framework, opts) => candidatePick(d, uri, framework, opts),
     [COMMAND_IDS.openSummary]: (arg, opts) => openSummary(d, arg, opts),
     [COMMAND_IDS.runBaseline]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'baseline' }, optionsOf(opts)),
     [COMMAND_IDS.runCandidate]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'candidate' }, optionsOf(opts)),

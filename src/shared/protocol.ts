@@ -46,6 +46,8 @@ export interface PlanCandidate {
   /** `key=value ...` against the base flags; empty for the baseline. */
   overrides: string;
   command: string;
+  /** The errors that make it invalid (absent when none does). */
+  problems?: string[];
 }
 /** An error a run of a framework meets (its own section's, or one outside every framework's), where it is. */
 export interface PlanFinding {

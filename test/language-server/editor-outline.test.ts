@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { checkConfigText } from '../../src/core/config/check';
 import type { Range } from '../../src/core/config/yaml-doc';
+import { candidateProblems, wrapCommand } from '../../src/core/editor/candidate-problems';
 import { candidateSummaries, commandsListing, frameworkErrors, lensesFor, outlineFor, type OutlineSymbol } from '../../src/core/editor/outline';
 import { SHIPPED, VALID, mutate, yamlFiles } from '../support/fixtures';
 import { indexOfOnce, readRepoFile, spanOf } from '../support/text-at';
@@ -120,7 +121,7 @@ describe('code lenses', () => {
       const range = keySpan(plan.framework, 2);
       const here = lenses.filter((l) => l.framework === plan.framework);
       assert.deepEqual(here, [
-        { range, framework: plan.framework, title: `${plan.candidates.length} candidates`, command: 'autobench.showCandidates' },
+        { range, framework: plan.framework, title: `${plan.candidates.length} candidates`, command: 'autobench.pickCandidate' },
         { range, framework: plan.framework, title: 'Show commands', command: 'autobench.showCandidates' },
         { range, framework: plan.framework, title: 'Run baseline', command: 'autobench.runBaseline' },
         { range, framework: plan.framework, title: 'Run candidate…', command: 'autobench.runCandidate' },
@@ -144,8 +145,31 @@ describe('run lenses on a framework with errors', () => {
     const r = checkConfigText(text, { kind: 'auto' });
     assert.deepEqual(frameworkErrors(r, 'vllm').map((f) => f.path.join('.')), ['frameworks.vllm.base_server_flags.totally_bogus_flag']);
     const titles = (fw: string) => lensesFor(r).filter((l) => l.framework === fw).map((l) => l.title);
-    assert.deepEqual(titles('vllm'), ['3 candidates', 'Show commands', 'Run baseline (1 error)', 'Run candidate… (1 error)', 'Run all (1 error)']);
+    // The flag is a base flag: every candidate passes it, so every one is invalid, and the listing says why.
+    assert.deepEqual(titles('vllm'), ['3 candidates (all invalid)', 'Show commands', 'Run baseline (1 error)', 'Run candidate… (1 error)', 'Run all (1 error)']);
     assert.deepEqual(titles('sglang'), ['3 candidates', 'Show commands', 'Run baseline', 'Run candidate…', 'Run all']);
+    const marks = commandsListing('p.yaml', r, 'vllm').split('\n').filter((l) => l.startsWith('# ') && !l.startsWith('# p.yaml'));
+    assert.deepEqual(marks.map((l) => l.replace(/ — INVALID: .*/, ' — INVALID')), ['# baseline — INVALID', '# c1: max_num_seqs=8 — INVALID', '# c2: max_num_seqs=64 — INVALID']);
+    assert.match(marks[0] ?? '', /INVALID: vllm: unknown or unsupported server flag 'totally_bogus_flag'/);
+    assert.deepEqual(candidateSummaries(r).vllm?.map((c) => c.problems?.length ?? 0), [1, 1, 1]);
+  });
+
+  test('an unknown value in the search space makes only the candidates that pass it invalid', () => {
+    const text = DEMO.replace('      max_num_seqs: [8, 64]\n', '      max_num_seqs: [8, 64]\n      bogus_search_flag: [1]\n');
+    assert.notEqual(text, DEMO);
+    const r = checkConfigText(text, { kind: 'auto' });
+    const vllm = r.candidateLists.find((p) => p.framework === 'vllm');
+    assert.ok(vllm);
+    const problems = candidateProblems(r, vllm);
+    assert.deepEqual(vllm.candidates.map((c, i) => `${c.id}:${problems[i]?.length ?? 0}`), vllm.candidates.map((c) => `${c.id}:${c.overrides.has('bogus_search_flag') ? 1 : 0}`));
+    assert.ok(vllm.candidates.some((c) => c.overrides.has('bogus_search_flag')) && problems[0]?.length === 0, 'the baseline does not pass it');
+  });
+
+  test('wrapping keeps every word, quotes included, and breaks only before an option', () => {
+    const cmd = "python -m sglang.launch_server --model-path 'Qwen/Qwen3 8B' --json-model-override-args '{\"a\": 1}' --max-running-requests -1";
+    const wrapped = wrapCommand(cmd);
+    assert.equal(wrapped, "python -m sglang.launch_server \\\n  --model-path 'Qwen/Qwen3 8B' \\\n  --json-model-override-args '{\"a\": 1}' \\\n  --max-running-requests -1");
+    assert.equal(wrapped.replace(/ \\\n {2}/g, ' '), cmd);
   });
 });
 
@@ -170,18 +194,26 @@ describe('candidates for Run candidate… and Show commands', () => {
     assert.equal(lines[0], '# demo.plan.yaml: candidate commands (the exact strings of `autobench validate --json`)');
     assert.equal(lines[1], '');
     assert.match(lines[2] ?? '', /^## vLLM \(vllm\): 3 of \S+ combinations, coverage_first, flags from vLLM built-in table \(0\.20\.1\)$/);
+    // One option per line with `\` continuations: the same words as the exact command.
+    const base = ['vllm serve Qwen/Qwen3-8B \\', '  --tensor-parallel-size 1 \\', '  --gpu-memory-utilization 0.9 \\'];
     assert.deepEqual(lines.slice(3), [
       '# baseline',
-      'vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.9 --max-model-len 4096',
+      ...base,
+      '  --max-model-len 4096',
       '# c1: max_num_seqs=8',
-      'vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.9 --max-model-len 4096 --max-num-seqs 8',
+      ...base,
+      '  --max-model-len 4096 \\',
+      '  --max-num-seqs 8',
       '# c2: max_num_seqs=64',
-      'vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.9 --max-model-len 4096 --max-num-seqs 64',
+      ...base,
+      '  --max-model-len 4096 \\',
+      '  --max-num-seqs 64',
       '',
     ]);
     const all = commandsListing('/somewhere/demo.plan.yaml', demo);
     assert.deepEqual(all.split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(0, l.indexOf(':'))), ['## SGLang (sglang)', '## vLLM (vllm)', '## TensorRT-LLM (tensorrt_llm)']);
-    for (const p of demo.candidateLists) for (const c of p.candidates) assert.ok(all.includes(`\n${c.command}\n`), c.command);
+    const unwrapped = all.replace(/ \\\n {2}/g, ' ');
+    for (const p of demo.candidateLists) for (const c of p.candidates) assert.ok(unwrapped.includes(`\n${c.command}\n`), c.command);
   });
 
   test('values the budget never reaches are listed; no usable framework says what to do', () => {

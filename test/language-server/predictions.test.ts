@@ -42,7 +42,7 @@ const PRED: EditorPrediction = {
   elapsedMs: 1200,
 };
 
-const countLens = (lenses: ReturnType<typeof lensesFor>, fw: string) => lenses.find((l) => l.framework === fw && l.command === 'autobench.showCandidates')?.title;
+const countLens = (lenses: ReturnType<typeof lensesFor>, fw: string) => lenses.find((l) => l.framework === fw && l.command === 'autobench.pickCandidate')?.title;
 
 describe('predictions in code lenses', () => {
   test('without a prediction the count lens is unchanged', () => {

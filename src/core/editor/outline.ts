@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import type { CheckResult, FrameworkCandidates } from '../config/check';
 import type { Finding } from '../config/finding';
+import { candidateProblems, wrapCommand } from './candidate-problems';
 import { leaderLensText, type PredictedLeader } from './predicted';
 import { sourceLabel } from './snapshot-label';
 import { nodeAt, type DocNode, type Range } from '../config/yaml-doc';
@@ -33,8 +34,10 @@ export function lensesFor(result: CheckResult, leaders?: ReadonlyMap<string, Pre
     if (!range) continue;
     const n = plan.candidates.length;
     const leader = leaders?.get(plan.framework);
-    const title = `${n} candidate${n === 1 ? '' : 's'}${leader ? leaderLensText(leader) : ''}`;
-    out.push({ range, framework: plan.framework, title, command: 'autobench.showCandidates' });
+    const invalid = candidateProblems(result, plan).filter((p) => p.length > 0).length;
+    const marked = invalid === 0 ? '' : invalid === n ? (n === 1 ? ' (invalid)' : ' (all invalid)') : ` (${invalid} invalid)`;
+    const title = `${n} candidate${n === 1 ? '' : 's'}${marked}${leader ? leaderLensText(leader) : ''}`;
+    out.push({ range, framework: plan.framework, title, command: 'autobench.pickCandidate' });
     const errors = frameworkErrors(result, plan.framework).length;
     // A run of a framework with errors skips what they affect: the lens says so before the click (and the run asks).
     const mark = errors ? ` (${errors} error${errors === 1 ? '' : 's'})` : '';
@@ -113,16 +116,24 @@ export interface CandidateSummary {
   /** The overrides against the base flags (`key=value ...`; empty for the baseline). */
   overrides: string;
   command: string;
+  /** The errors that make it invalid (absent when none does). */
+  problems?: string[];
 }
 
 /** Per enabled framework, its candidates as the "Run candidate…" quick pick lists them. */
 export function candidateSummaries(result: CheckResult): Record<string, CandidateSummary[]> {
   const out: Record<string, CandidateSummary[]> = {};
-  for (const plan of result.candidateLists) out[plan.framework] = plan.candidates.map((c, i) => ({ id: c.id, overrides: describeOverrides(plan, i), command: c.command }));
+  for (const plan of result.candidateLists) {
+    const problems = candidateProblems(result, plan);
+    out[plan.framework] = plan.candidates.map((c, i) => ({ id: c.id, overrides: describeOverrides(plan, i), command: c.command, ...(problems[i]?.length ? { problems: problems[i] } : {}) }));
+  }
   return out;
 }
 
-/** The read-only listing behind "Show commands": every candidate's exact command, as `validate --json` prints it. */
+/**
+ * The read-only listing behind "Show commands": every candidate's exact command, as `validate --json` prints it,
+ * wrapped with `\` continuations (one option per line, the same words); a candidate an error makes invalid says so.
+ */
 export function commandsListing(file: string, result: CheckResult, only?: string): string {
   const lines: string[] = [`# ${basename(file)}: candidate commands (the exact strings of \`autobench validate --json\`)`];
   for (const plan of result.candidateLists) {
@@ -130,10 +141,12 @@ export function commandsListing(file: string, result: CheckResult, only?: string
     const sec = plan.section;
     lines.push('');
     lines.push(`## ${frameworkSpec(plan.framework).displayName} (${plan.framework}): ${plan.candidates.length} of ${plan.totalCombinations >= Number.MAX_SAFE_INTEGER ? 'many' : plan.totalCombinations} combinations, ${result.model.strategy}, flags from ${sourceLabel(sec.known)}`);
+    const problems = candidateProblems(result, plan);
     plan.candidates.forEach((c, i) => {
       const over = describeOverrides(plan, i);
-      lines.push(`# ${c.id}${over ? `: ${over}` : ''}`);
-      lines.push(c.command);
+      const bad = problems[i] ?? [];
+      lines.push(`# ${c.id}${over ? `: ${over}` : ''}${bad.length ? ` — INVALID: ${bad.join('; ')}` : ''}`);
+      lines.push(wrapCommand(c.command));
     });
     if (plan.untried.length) lines.push(`# never tried within the budget: ${plan.untried.map((u) => `${u.key}=${pyStr(u.value)}`).join(', ')}`);
   }

@@ -8,6 +8,9 @@ import { open, shippedConfigText, writeConfig } from './workspace';
 
 const CANDIDATES = /^(\d+) candidates?$/;
 
+/** The listing's commands joined back from their `\` continuations. */
+const unwrap = (t: string): string => t.replace(/ \\\n {2}/g, ' ');
+
 async function lensesOf(uri: vscode.Uri, wanted: number): Promise<vscode.CodeLens[]> {
   return waitFor(`${wanted} "N candidates" code lenses`, async () => {
     // The count asks VS Code to resolve lenses whose command the server fills in lazily.
@@ -65,6 +68,31 @@ test('the Show commands lens opens a document listing the framework\'s exact can
   assert.ok(expected?.length, `no candidates for the framework at line ${lens.range.start.line} (${framework})`);
   await vscode.commands.executeCommand(lens.command.command, ...((lens.command.arguments ?? []) as unknown[]));
   const listing = await waitFor('a document with every candidate command', () =>
-    vscode.workspace.textDocuments.find((d) => d.uri.scheme !== 'file' && expected.every((c) => d.getText().includes(c))));
-  assert.ok(listing.getText().length > 0);
+    vscode.workspace.textDocuments.find((d) => d.uri.scheme !== 'file' && expected.every((c) => unwrap(d.getText()).includes(c))));
+  // Wrapped for reading: one option per line with a `\` continuation.
+  assert.match(listing.getText(), / \\\n {2}--/);
+});
+
+test('the "N candidates" lens picks a candidate, then copies its exact command or opens it in the listing', async () => {
+  const text = shippedConfigText();
+  const plans = checkConfigText(text, { kind: 'auto' }).candidateLists;
+  const uri = writeConfig('pick-candidate.yaml', text);
+  const doc = await open(uri);
+  const lenses = await lensesOf(uri, plans.length);
+  const lens = lenses.find((l) => CANDIDATES.test(l.command?.title ?? ''));
+  assert.ok(lens?.command);
+  assert.equal(lens.command.command, 'autobench.pickCandidate');
+  const framework = frameworkAt(doc, lens.range.start.line);
+  const c1 = plans.find((p) => p.framework === framework)?.candidates[1];
+  assert.ok(c1, `no second candidate for ${framework}`);
+  const args = (lens.command.arguments ?? []) as unknown[];
+  const copied = await vscode.commands.executeCommand<{ action: string } | undefined>(lens.command.command, ...args, { candidate: c1.id, action: 'copy' });
+  assert.equal(copied?.action, 'copy');
+  assert.equal(await vscode.env.clipboard.readText(), c1.command);
+  await vscode.commands.executeCommand(lens.command.command, ...args, { candidate: c1.id, action: 'open' });
+  const editor = await waitFor('the listing with the cursor on the candidate', () => {
+    const e = vscode.window.activeTextEditor;
+    return e && e.document.uri.scheme !== 'file' && e.document.lineAt(e.selection.active.line).text.startsWith(`# ${c1.id}`) ? e : undefined;
+  });
+  assert.ok(unwrap(editor.document.getText()).includes(c1.command));
 });
