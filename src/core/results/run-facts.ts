@@ -64,8 +64,16 @@ export interface FactsSearchStrategy {
   calibration?: Array<{ framework: string; beforeMedianError: number | null; afterMedianError: number | null }>;
 }
 
+/** The simulated engine a run used (its manifest's sim): how much faster than modelled it ran, its seed and modelled GPU. */
+export interface FactsSim {
+  speed: number;
+  seed: number | null;
+  gpu: string;
+}
+
 /** What a run's manifest adds to the run facts. */
 export interface RunRecordFacts {
+  sim?: FactsSim;
   gpuSeconds?: FactsGpuSeconds;
   searchStrategy?: FactsSearchStrategy;
   /** Parts of the record that could not be used. */
@@ -89,6 +97,8 @@ export interface RunFacts {
   outputDir?: string;
   runId?: string;
   substitutions: Substitution[];
+  /** The simulated engine the run used (its manifest's sim); absent for a GPU run, a plan alone or an older run. */
+  sim?: FactsSim;
   /** The run's GPU time (its manifest's gpu_seconds); absent for a plan alone or an older run. */
   gpuSeconds?: FactsGpuSeconds;
   /** The search strategy that ran (its manifest's search_strategy); absent for a plan alone or an older run. */
@@ -180,12 +190,14 @@ export function runRecordFacts(manifest: unknown): RunRecordFacts {
   if (!isObj(manifest)) return { problems };
   const gpuSeconds = readGpuSeconds(manifest.gpu_seconds, manifest.simulated === true, problems);
   const searchStrategy = readSearchStrategyRecord(manifest.search_strategy, problems);
-  return { ...(gpuSeconds ? { gpuSeconds } : {}), ...(searchStrategy ? { searchStrategy } : {}), problems };
+  const sim = isObj(manifest.sim) && finite(manifest.sim.speed) ? { speed: manifest.sim.speed, seed: finite(manifest.sim.seed) ? manifest.sim.seed : null, gpu: typeof manifest.sim.gpu === 'string' ? manifest.sim.gpu : '' } : undefined;
+  return { ...(sim ? { sim } : {}), ...(gpuSeconds ? { gpuSeconds } : {}), ...(searchStrategy ? { searchStrategy } : {}), problems };
 }
 
 /** The run facts with what a run's manifest recorded (runRecordFacts) added. */
 function withRunRecord(m: RunFacts, manifest: unknown): RunFacts {
   const rec = runRecordFacts(manifest);
+  if (rec.sim) m.sim = rec.sim;
   if (rec.gpuSeconds) m.gpuSeconds = rec.gpuSeconds;
   if (rec.searchStrategy) m.searchStrategy = rec.searchStrategy;
   m.problems.push(...rec.problems);

@@ -295,3 +295,12 @@ describe('report: writers and CLI', () => {
     assert.match(bad.stderr, /schema\.jsonl:2: invalid JSON: Expecting property name enclosed in double quotes/);
   });
 });
+
+describe('the simulated engine\'s speed in the report', () => {
+  test('a run manifest with sim: the hardware facts say how much faster than modelled it ran, apart from the numbers', () => {
+    const facts = parseRunFacts(JSON.stringify({ model: 'm', sim: { speed: 10, seed: 1, gpu: 'H100' } }), 'manifest.json');
+    const m = buildReport([], { rowsFile: 'rows.jsonl', runFacts: facts });
+    assert.deepEqual(m.hardware.find((f) => f.label === 'Simulated engine')?.value, 'ran ×10 faster than modelled (rows, rates and benchmark commands are in modelled real time), seed 1, modelled GPU H100');
+    assert.equal(buildReport([], { rowsFile: 'rows.jsonl', runFacts: parseRunFacts(JSON.stringify({ model: 'm' }), 'manifest.json') }).hardware.find((f) => f.label === 'Simulated engine'), undefined);
+  });
+});

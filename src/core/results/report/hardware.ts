@@ -18,5 +18,8 @@ export function hardwareFacts(work: readonly Work[], runFacts: RunFacts | undefi
   hw('Driver', 'hardware.driver_version');
   hw('CUDA', 'hardware.cuda_version');
   hw('NCCL', 'hardware.nccl_version');
+  const sim = runFacts?.sim;
+  // The speed is said apart from the numbers: rows, rates and commands are all in modelled real time.
+  if (sim) hardware.push({ label: 'Simulated engine', value: `ran ×${sim.speed} faster than modelled (rows, rates and benchmark commands are in modelled real time)${sim.seed !== null ? `, seed ${sim.seed}` : ''}${sim.gpu ? `, modelled GPU ${sim.gpu}` : ''}` });
   return hardware;
 }
