@@ -17,6 +17,8 @@ export const COMMAND_IDS = {
   openRunRows: 'autobench.openRunRows',
   openRunLog: 'autobench.openRunLog',
   deleteRun: 'autobench.deleteRun',
+  rerunRun: 'autobench.rerunRun',
+  resumeRun: 'autobench.resumeRun',
 } as const;
 
 export type CommandId = (typeof COMMAND_IDS)[keyof typeof COMMAND_IDS];

@@ -111,6 +111,8 @@ export function commandTable(d: CommandDeps): Record<CommandId, CommandHandler> 
     [COMMAND_IDS.openRunRows]: (run) => openRunRows(run),
     [COMMAND_IDS.openRunLog]: (run) => openRunLog(run),
     [COMMAND_IDS.deleteRun]: (run) => deleteRun(run, d.runsView),
+    [COMMAND_IDS.rerunRun]: (run, opts) => d.runs.again(run, 'rerun', optionsOf(opts)),
+    [COMMAND_IDS.resumeRun]: (run, opts) => d.runs.again(run, 'resume', optionsOf(opts)),
   };
 }
 

@@ -30,9 +30,9 @@ export class LivePanel {
     });
   }
 
-  /** Headers are not acknowledged, so they take no number the page would have to answer. */
+  /** Headers and the outcome are not acknowledged, so they take no number the page would have to answer. */
   private post(u: LiveUpdate): void {
-    const msg: LiveMessage = { ...u, seq: u.type === 'header' ? -1 : this.sent++ };
+    const msg: LiveMessage = { ...u, seq: u.type === 'header' || u.type === 'outcome' ? -1 : this.sent++ };
     void this.panel.webview.postMessage(msg);
   }
 
@@ -56,6 +56,10 @@ export class LivePanel {
 
   setHeader(text: string): void {
     this.post(this.state.setHeader(text));
+  }
+
+  setOutcome(text: string, level: 'info' | 'warning'): void {
+    this.post(this.state.setOutcome(text, level));
   }
 
   onEvent(e: RunEvent): void {

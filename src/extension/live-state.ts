@@ -16,17 +16,24 @@ function trialLabel(e: { framework: string; candidateId: string; scenario: strin
 
 export class LiveState {
   private header = '';
+  private outcome: Extract<LiveUpdate, { type: 'outcome' }> | undefined;
   private readonly rows = new Map<string, LiveRow>();
   private readonly jobs = new Map<string, LiveJob>();
 
   /** Everything the page shows, in the order it was first shown: what a freshly loaded page is sent. */
   snapshot(): LiveUpdate[] {
-    return [{ type: 'header', text: this.header }, ...[...this.jobs.values()].map((job) => ({ type: 'job' as const, job })), ...[...this.rows.values()].map((row) => ({ type: 'row' as const, row }))];
+    return [{ type: 'header', text: this.header }, ...(this.outcome ? [this.outcome] : []), ...[...this.jobs.values()].map((job) => ({ type: 'job' as const, job })), ...[...this.rows.values()].map((row) => ({ type: 'row' as const, row }))];
   }
 
   setHeader(text: string): LiveUpdate {
     this.header = text;
     return { type: 'header', text };
+  }
+
+  /** The run's outcome once it ended, in the notification's words. */
+  setOutcome(text: string, level: 'info' | 'warning'): LiveUpdate {
+    this.outcome = { type: 'outcome', text, level };
+    return this.outcome;
   }
 
   /** The update one event makes, or undefined when it changes nothing the panel shows. */

@@ -13,11 +13,17 @@ import type { AutobenchContext } from './context';
 import { LivePanel } from './live-panel';
 import { askHostKey, helpDirOf, simBinDir, slurmOptionsOf, storedSecrets, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
 import { runPlanInWorker, type WorkerRunRequest } from './run-worker-client';
-import { RUNS_FOLDER } from './runs-view';
+import { RUNS_FOLDER, runOf, runScope } from './runs-view';
 import type { SummaryPanels } from './summary-panel';
 
 /** What a waited-for run command returns: the runner's result and how many trial rows the live panel showed. */
-export type EditorRunResult = RunResult & { liveRows: number; notice: RunNotice; summaryCounts: string; problemAt?: Position };
+export type EditorRunResult = RunResult & { liveRows: number; notice: RunNotice; summaryCounts: string; problemAt?: Position; goTo?: vscode.Command };
+
+/** The run-end warning's "Go to Line": opens the plan with the cursor on the problem. */
+function goToCommand(uri: vscode.Uri, at: Position): vscode.Command {
+  const pos = new vscode.Position(at.line, at.character);
+  return { title: 'Go to Line', command: 'vscode.open', arguments: [uri, { selection: new vscode.Range(pos, pos), preview: false }] };
+}
 
 /** Opens the plan with the cursor on a problem's line (what the run-end warning's "Go to Line" does). */
 export async function revealAt(uri: vscode.Uri, at: Position): Promise<vscode.TextEditor> {
@@ -25,6 +31,17 @@ export async function revealAt(uri: vscode.Uri, at: Position): Promise<vscode.Te
   const editor = await vscode.window.showTextDocument(uri, { selection: new vscode.Range(pos, pos), preview: false });
   editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   return editor;
+}
+
+/** What one run measures: the plan file, its frameworks and candidates, where its rows go, and whether it continues a run there. */
+interface RunSpec {
+  uri: vscode.Uri;
+  frameworks: string[];
+  candidates?: string[];
+  outDir: string;
+  resume: boolean;
+  /** "sglang baseline", "resume demo.plan · 2026-12-02 04:02:13": the panel's and the log's name for it. */
+  what: string;
 }
 
 export type Which = { kind: 'baseline' } | { kind: 'candidate' } | { kind: 'all' };
@@ -117,20 +134,43 @@ export class Runs {
       void vscode.window.showWarningMessage(`Autobench: save ${path.basename(uri.fsPath)} before running it.`);
       return undefined;
     }
-    const run = this.execute(uri, framework, candidates, opts);
-    if (opts.wait) return run;
-    void run;
-    return undefined;
+    const what = candidates ? candidates.join(',') : 'all';
+    const outDir = path.join(workspaceDir(uri), RUNS_FOLDER, `${path.basename(uri.fsPath).replace(/\.ya?ml$/i, '')}-${framework}-${what}-${stamp()}`);
+    return this.launch({ uri, frameworks: [framework], ...(candidates ? { candidates } : {}), outDir, resume: false, what: `${framework} ${what}` }, opts);
   }
 
-  private async execute(uri: vscode.Uri, framework: string, candidates: string[] | undefined, opts: RunCommandOptions): Promise<EditorRunResult | undefined> {
+  /**
+   * A run of the Runs view again: `rerun` measures the plan it ran (its plan.yaml) with the same frameworks and
+   * candidates into a new folder; `resume` continues it in its own folder, keeping every finished trial.
+   */
+  async again(runArg: unknown, mode: 'rerun' | 'resume', opts: RunCommandOptions): Promise<EditorRunResult | undefined> {
+    const run = await runOf(runArg, mode === 'rerun' ? 'Run a run again' : 'Resume a run');
+    if (!run) return undefined;
+    if (this.running) {
+      void vscode.window.showWarningMessage('Autobench: a run is already in progress; cancel it from its notification first.');
+      return undefined;
+    }
+    const scope = runScope(run.dir);
+    const uri = vscode.Uri.file(path.join(run.dir, 'plan.yaml'));
+    const outDir = mode === 'resume' ? run.dir : path.join(path.dirname(run.dir), `${run.plan}-${mode}-${stamp()}`);
+    const target = opts.target ?? (run.target !== '?' ? run.target : undefined);
+    return this.launch({ uri, ...scope, outDir, resume: mode === 'resume', what: `${mode} ${run.label}` }, { ...opts, ...(target ? { target } : {}) });
+  }
+
+  private launch(spec: RunSpec, opts: RunCommandOptions): Promise<EditorRunResult | undefined> {
+    const run = this.execute(spec, opts);
+    if (opts.wait) return run;
+    void run;
+    return Promise.resolve(undefined);
+  }
+
+  private async execute(spec: RunSpec, opts: RunCommandOptions): Promise<EditorRunResult | undefined> {
+    const { uri, outDir, what } = spec;
     const ws = workspaceDir(uri);
     const target = targetOf(opts);
-    const what = candidates ? candidates.join(',') : 'all';
-    const outDir = path.join(ws, RUNS_FOLDER, `${path.basename(uri.fsPath).replace(/\.ya?ml$/i, '')}-${framework}-${what}-${stamp()}`);
     const ac = new AbortController();
     this.running = ac;
-    const live = new LivePanel(`Run: ${framework} ${what}`);
+    const live = new LivePanel(`Run: ${what}`);
     try {
       const helpDir = helpDirOf(ws);
       const simBin = simBinDir(this.ctx.extension.extensionPath);
@@ -142,8 +182,9 @@ export class Runs {
           planPath: uri.fsPath,
           target,
           outDir,
-          frameworks: [framework],
-          ...(candidates ? { candidates } : {}),
+          frameworks: spec.frameworks,
+          ...(spec.candidates ? { candidates: spec.candidates } : {}),
+          ...(spec.resume ? { resume: true } : {}),
           // The editor's snapshot resolution: modeline > version_manifest > this setting.
           ...(helpDir ? { settingHelpDir: helpDir } : {}),
           ...(simBin ? { simBinDir: simBin } : {}),
@@ -157,10 +198,10 @@ export class Runs {
         renderHtml: true,
       };
       const worker = { file: path.join(this.ctx.extension.extensionPath, 'dist', 'run-worker.js') };
-      live.setHeader(`${framework} · ${what} on ${target}${slurm.maxParallel ? ` (up to ${slurm.maxParallel} jobs at once)` : ''}${simulated ? ' (SIMULATED engine: no real performance numbers)' : ''} → ${outDir}`);
-      this.ctx.log.info(`run ${framework} ${what} on ${target} -> ${outDir}`);
+      live.setHeader(`${what} on ${target}${slurm.maxParallel ? ` (up to ${slurm.maxParallel} jobs at once)` : ''}${simulated ? ' (SIMULATED engine: no real performance numbers)' : ''} → ${outDir}`);
+      this.ctx.log.info(`run ${what} on ${target} -> ${outDir}`);
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Autobench ${framework} ${what}${simulated ? ' (simulated)' : ''}`, cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: `Autobench ${what}${simulated ? ' (simulated)' : ''}`, cancellable: true },
         async (progress, token) => {
           token.onCancellationRequested(() => ac.abort());
           let planned = 0;
@@ -178,16 +219,18 @@ export class Runs {
       const liveRows = opts.wait ? await live.settled(5000) : 0;
       this.onRunEnd();
       const notice = runNotice(result.status, result.reason, result.report?.outcome, result.simulated);
+      live.setOutcome(notice.text.replace(/^Autobench: /, ''), notice.level);
       this.ctx.log[notice.level === 'info' ? 'info' : 'warn'](`run ${result.runId} (${result.status}) in ${result.outDir}: ${notice.text.replace(/^Autobench: /, '')}`);
       for (const c of result.report?.outcome.candidates ?? []) if (c.kind !== 'measured') this.ctx.log.warn(`  ${c.framework} ${c.candidate} ${c.kind}: ${c.reason}`);
       const shown = result.rows.length > 0 ? await this.summaries.show(path.join(result.outDir, 'rows.jsonl')) : undefined;
       const problemAt = notice.problem ? problemPosition(readFileSync(uri.fsPath, 'utf8'), notice.problem.framework, notice.problem.reason) : undefined;
-      this.tell(notice, uri, problemAt);
-      return { ...result, liveRows, notice, summaryCounts: shown?.counts ?? '', ...(problemAt ? { problemAt } : {}) };
+      const goTo = problemAt ? goToCommand(uri, problemAt) : undefined;
+      this.tell(notice, goTo);
+      return { ...result, liveRows, notice, summaryCounts: shown?.counts ?? '', ...(problemAt ? { problemAt } : {}), ...(goTo ? { goTo } : {}) };
     } catch (e) {
       const err = e as Error;
       const detail = e instanceof PlanError ? `${err.message}: ${e.problems.join('; ')}` : err.message;
-      this.ctx.log.error(`run ${framework} ${what}: ${detail}`);
+      this.ctx.log.error(`run ${what}: ${detail}`);
       void vscode.window.showErrorMessage(`Autobench: the run could not start: ${detail}`);
       if (opts.wait) throw err;
       return undefined;
@@ -196,15 +239,14 @@ export class Runs {
     }
   }
 
-  /** The run's outcome as a notification; when nothing was measured, a button opens the plan at the first problem. */
-  private tell(notice: RunNotice, uri: vscode.Uri, at: Position | undefined): void {
+  /** The run's outcome as a notification; when nothing was measured, its "Go to Line" runs `goTo` (the plan at the first problem). */
+  private tell(notice: RunNotice, goTo: vscode.Command | undefined): void {
     if (notice.level === 'info') {
       void vscode.window.showInformationMessage(notice.text);
       return;
     }
-    const goTo = 'Go to Line';
-    void vscode.window.showWarningMessage(notice.text, ...(at ? [goTo] : [])).then((choice) => {
-      if (choice === goTo && at) void revealAt(uri, at);
+    void vscode.window.showWarningMessage(notice.text, ...(goTo ? [goTo.title] : [])).then((choice) => {
+      if (goTo && choice === goTo.title) void vscode.commands.executeCommand(goTo.command, ...((goTo.arguments ?? []) as unknown[]));
     });
   }
 

@@ -24,7 +24,7 @@ export interface LiveJob {
   reason: string;
 }
 
-export type LiveUpdate = { type: 'header'; text: string } | { type: 'row'; row: LiveRow } | { type: 'job'; job: LiveJob };
+export type LiveUpdate = { type: 'header'; text: string } | { type: 'outcome'; text: string; level: 'info' | 'warning' } | { type: 'row'; row: LiveRow } | { type: 'job'; job: LiveJob };
 
 /** What the host posts: an update numbered so the page's acknowledgement says how far it got. */
 export type LiveMessage = LiveUpdate & { seq: number };
@@ -35,6 +35,7 @@ export type LiveAck = { type: 'ready' } | { type: 'shown'; rows: number; jobs: n
 const SCRIPT = `
 const vscode = acquireVsCodeApi();
 const head = document.getElementById('head');
+const outcome = document.getElementById('outcome');
 const jobsSection = document.getElementById('jobs');
 const jobCount = document.getElementById('job-count');
 const tables = {
@@ -62,6 +63,7 @@ window.addEventListener('message', (e) => {
   const m = e.data;
   if (!m || typeof m !== 'object') return;
   if (m.type === 'header' && typeof m.text === 'string') { head.textContent = m.text; return; }
+  if (m.type === 'outcome' && typeof m.text === 'string') { outcome.textContent = m.text; outcome.className = m.level === 'warning' ? 'warning' : 'info'; outcome.hidden = false; return; }
   if (m.type === 'row' && m.row && typeof m.row.key === 'string') {
     const tr = upsert(tables.row, m.row);
     tr.className = String(m.row.status).split(' ')[0].replace(/[^a-z_-]/g, '');
@@ -84,6 +86,8 @@ th, td { text-align: left; padding: 2px 8px; border-bottom: 1px solid var(--vsco
 th, #trials-table td:first-child { white-space: nowrap; }
 tr.ok td:nth-child(2) { color: var(--vscode-testing-iconPassed); }
 tr.failed td:nth-child(2), tr.oom td:nth-child(2), tr.timeout td:nth-child(2), tr.sla-failing td:nth-child(2) { color: var(--vscode-errorForeground); }
+#outcome { font-weight: 600; }
+#outcome.warning { color: var(--vscode-editorWarning-foreground); }
 #jobs { margin-bottom: 1em; }
 #jobs h2 { font-size: 1em; margin: 0.5em 0; }
 tr[data-state="PENDING"] td:nth-child(4), tr[data-state="CONFIGURING"] td:nth-child(4) { color: var(--vscode-editorWarning-foreground); }
@@ -99,6 +103,7 @@ export function livePageHtml(nonce: string): string {
 <style nonce="${nonce}">${STYLE}</style>
 </head><body>
 <p id="head"></p>
+<p id="outcome" role="status" hidden></p>
 <section id="jobs" hidden>
 <h2>Slurm jobs <span id="job-count"></span></h2>
 <table id="jobs-table"><thead><tr><th>Candidate</th><th>Purpose</th><th>Job</th><th>State</th><th>Node</th><th>Reason</th></tr></thead><tbody id="job-rows"></tbody></table>

@@ -120,7 +120,7 @@ describe('the live panel page in headless Chromium', { skip: skipWhenMissing(SKI
     await until(async () => (await posted()).some((m) => m.type === 'ready'));
     let seq = 0;
     const send = async (u: LiveUpdate): Promise<void> => {
-      const msg: LiveMessage = { ...u, seq: u.type === 'header' ? -1 : seq++ };
+      const msg: LiveMessage = { ...u, seq: u.type === 'header' || u.type === 'outcome' ? -1 : seq++ };
       await page.evaluate((m) => window.postMessage(m, '*'), msg);
       if (msg.seq >= 0) await until(async () => (await posted()).some((m) => m.type === 'shown' && m.seq === msg.seq));
     };
@@ -139,6 +139,13 @@ describe('the live panel page in headless Chromium', { skip: skipWhenMissing(SKI
       assert.equal(await page.locator('#trials-table tbody tr').count(), 2);
       assert.deepEqual((await cells(page, '#trials-table'))[0], ['vllm c1 · chat @ 2.00 req/s offered (search round 1)', 'ok', '1.98', '410', '45.0', '11.25']);
       assert.equal(await page.textContent('#head'), 'vllm · all on sim → out');
+      // The run's end: its outcome in the notification's words, a warning styled as one; kept for a reloaded page.
+      assert.equal(await page.locator('#outcome').isHidden(), true);
+      await send(s.setOutcome('nothing was measured. vllm baseline was skipped: unknown flag', 'warning'));
+      await until(async () => (await page.locator('#outcome').isVisible()));
+      assert.equal(await page.textContent('#outcome'), 'nothing was measured. vllm baseline was skipped: unknown flag');
+      assert.equal(await page.getAttribute('#outcome', 'class'), 'warning');
+      assert.deepEqual(s.snapshot().map((u) => u.type).slice(0, 2), ['header', 'outcome']);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

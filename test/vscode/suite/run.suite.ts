@@ -33,6 +33,7 @@ interface RunResultLike {
   notice: { level: string; text: string };
   summaryCounts: string;
   problemAt?: { line: number; character: number };
+  goTo?: vscode.Command;
   outDir: string;
   simulated: boolean;
   liveRows: number;
@@ -114,6 +115,12 @@ test('Run baseline with an unknown flag: the lens says "(1 error)", the run ends
   assert.match(result.notice.text, /^Autobench: nothing was measured\. vllm baseline was skipped: unknown flag 'totally_bogus_flag'/);
   assert.match(result.notice.text, /1 candidate: 1 skipped · 0 trials · not in this run: sglang, tensorrt_llm/);
   assert.deepEqual(result.problemAt, { line: planted.line, character: 6 }, `the flag is on line ${planted.line + 1}`);
+  // What the warning's "Go to Line" runs: the plan opens with the cursor on the flag.
+  assert.equal(result.goTo?.title, 'Go to Line');
+  await vscode.commands.executeCommand(result.goTo.command, ...((result.goTo.arguments ?? []) as unknown[]));
+  const editor = vscode.window.activeTextEditor;
+  assert.equal(editor?.document.uri.fsPath, file);
+  assert.equal(editor?.selection.active.line, planted.line);
 }, 90_000);
 
 test('Capture help snapshots from target (sim) writes each framework\'s --help text and points autobench.snapshots.helpDir at them', async () => {
@@ -176,7 +183,7 @@ test('Cancel the Running Benchmark stops a run midway, keeps its finished rows a
   assert.equal(await vscode.commands.executeCommand('autobench.cancelRun'), false, 'a run is still marked as running');
 }, 90_000);
 
-test('the Runs view lists the runs newest first; reopening a summary reuses its tab; Compare runs opens on two runs', async () => {
+test('the Runs view lists the runs newest first; reopening a summary reuses its tab; Compare runs opens on two runs; Resume continues a cancelled run in its folder, Run Again repeats one in a new one', async () => {
   await extension().activate();
   const listed = await vscode.commands.executeCommand<Array<{ label: string; description: string; dir: string }>>('autobench.refreshRuns');
   const root = path.join(folderPath(), 'autobench-runs');
@@ -202,7 +209,35 @@ test('the Runs view lists the runs newest first; reopening a summary reuses its 
   const editor = vscode.window.activeTextEditor;
   assert.equal(editor?.document.languageId, 'markdown');
   assert.equal(editor?.document.getText(), text);
-}, 60_000);
+
+  // Resume the cancelled run in its own folder: its finished trials are kept, none is measured twice.
+  const cancelled = listed[0];
+  assert.ok(cancelled);
+  const keysBefore = readFileSync(path.join(cancelled.dir, 'rows.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).length;
+  const resumed = await vscode.commands.executeCommand<RunResultLike | undefined>('autobench.resumeRun', cancelled.dir, { wait: true, target: 'sim', simSpeed: 20 });
+  assert.ok(resumed, 'Resume Run returned nothing');
+  assert.equal(resumed.status, 'completed');
+  assert.equal(resumed.outDir, cancelled.dir);
+  assert.ok(resumed.rows.length > keysBefore, `${resumed.rows.length} rows after resuming, ${keysBefore} before`);
+  const keys = resumed.rows.filter((r) => r.trial?.key).map((r) => JSON.stringify(r.trial?.key));
+  assert.equal(new Set(keys).size, keys.length, 'a trial was measured twice');
+  assert.ok(resumed.rows.every((r) => r.framework === 'sglang' || r.status === 'user_excluded' || r.status === 'skipped'), 'the resume ran only what the run ran');
+
+  // Run again: the same plan and scope (the first run's sglang baseline) into a new folder.
+  const first = done[done.length - 1];
+  assert.ok(first);
+  const again = await vscode.commands.executeCommand<RunResultLike | undefined>('autobench.rerunRun', first.dir, { wait: true, target: 'sim', simSpeed: 20 });
+  assert.ok(again, 'Run Again returned nothing');
+  assert.notEqual(again.outDir, first.dir);
+  assert.equal(path.dirname(again.outDir), root);
+  const scopeOf = (rows: Array<{ framework?: unknown; candidate_id?: unknown; status?: unknown }>) => [...new Set(rows.filter((r) => r.status !== 'user_excluded' && r.status !== 'skipped').map((r) => `${String(r.framework)} ${String(r.candidate_id)}`))].sort();
+  assert.deepEqual(scopeOf(again.rows), scopeOf(readRowsOf(first.dir)));
+  assert.deepEqual(scopeOf(again.rows), ['sglang baseline']);
+}, 180_000);
+
+function readRowsOf(dir: string): Array<Record<string, unknown>> {
+  return readFileSync(path.join(dir, 'rows.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
 
 /** Asks the test host for a screenshot of the workbench (tools/vscode-host) and waits until it is written. */
 async function screenshot(name: string): Promise<string> {
