@@ -5,33 +5,18 @@ import { buildReport } from '../../../src/core/results/report';
 import { runNotice } from '../../../src/core/results/outcome-text';
 import { renderReportMarkdown } from '../../../src/core/results/report-write';
 import { readRows } from '../../../src/core/results/rows';
-
-type Row = Record<string, unknown>;
+import { reportOf, searchRow, type Row } from '../../support/report-rows';
 
 const SKIP = "unknown flag 'totally_bogus_flag' (not in the captured vllm_serve_all.txt); never passed to the server";
 
-function trial(fw: string, cand: string, rate: number, passed: boolean, scenario = 'chat', mode = 'search'): Row {
-  return {
-    framework: fw,
-    candidate_id: cand,
-    status: 'ok',
-    scenario,
-    trial: { mode, rate, concurrency: null, round: 1 },
-    metrics: { request_throughput: rate * 0.98, p50_ttft_ms: passed ? 100 : 5000, p50_tpot_ms: 10, success_rate: 1 },
-    sla: { max_p50_ttft_ms: 1000, passed },
-  };
-}
+const trial = (fw: string, cand: string, rate: number, passed: boolean, scenario = 'chat') => searchRow(fw, cand, rate, passed, 'search', scenario);
 
 /** A framework the caller left out: one placeholder row per scenario, as the runner writes them. */
 function leftOut(fw: string, scenario: string): Row {
   return { framework: fw, candidate_id: null, status: 'user_excluded', scenario, failure_reason: 'left out by --frameworks', trial: { mode: 'candidate' }, sla: { passed: false } };
 }
 
-function model(rows: Row[]) {
-  const read = readRows(rows.map((r) => JSON.stringify(r)).join('\n'), 'rows.jsonl');
-  assert.ok(read.ok);
-  return buildReport(read.rows, { rowsFile: 'rows.jsonl' });
-}
+const model = reportOf;
 
 const excluded = ['vllm', 'tensorrt_llm', 'tokenspeed'].flatMap((fw) => [leftOut(fw, 'chat'), leftOut(fw, 'summarization')]);
 

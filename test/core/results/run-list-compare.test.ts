@@ -4,24 +4,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { buildReport } from '../../../src/core/results/report';
 import { compareRunReports, comparisonMarkdown } from '../../../src/core/results/run-compare';
 import { listRuns } from '../../../src/core/results/run-list';
-import { readRows } from '../../../src/core/results/rows';
+import { reportOf, search } from '../../support/report-rows';
 
-type Row = Record<string, unknown>;
-
-function searchRow(fw: string, cand: string, rate: number, passed: boolean): Row {
-  return { framework: fw, candidate_id: cand, status: 'ok', scenario: 'chat', trial: { mode: 'search', rate, concurrency: null, round: 1 }, metrics: { request_throughput: rate * 0.98, p50_ttft_ms: passed ? 100 : 5000, p50_tpot_ms: 10, success_rate: 1 }, sla: { max_p50_ttft_ms: 1000, passed } };
-}
-
-const search = (fw: string, cand: string, capacity: number, rates: number[]) => rates.map((r) => searchRow(fw, cand, r, r <= capacity));
-
-function model(rows: Row[]) {
-  const read = readRows(rows.map((r) => JSON.stringify(r)).join('\n'), 'rows.jsonl');
-  assert.ok(read.ok);
-  return buildReport(read.rows, { rowsFile: 'rows.jsonl' });
-}
+const model = reportOf;
 
 describe('runs list', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'autobench-runs-'));

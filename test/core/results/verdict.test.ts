@@ -1,34 +1,10 @@
 // Verdicts: a winner only when its SLA-capacity interval clears every other candidate's; ties otherwise; repeats that fail demote a rate; measured throughput uses its intervals.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildReport } from '../../../src/core/results/report';
 import { renderReportCsv, renderReportMarkdown } from '../../../src/core/results/report-write';
-import { readRows } from '../../../src/core/results/rows';
+import { reportOf, search, searchRow, type Row } from '../../support/report-rows';
 
-type Row = Record<string, unknown>;
-
-function searchRow(fw: string, cand: string, rate: number, passed: boolean, mode: 'search' | 'repeat' = 'search', scenario = 'chat'): Row {
-  return {
-    framework: fw,
-    candidate_id: cand,
-    status: 'ok',
-    scenario,
-    trial: { mode, rate, concurrency: null, round: 1 },
-    metrics: { request_throughput: rate * 0.98, p50_ttft_ms: passed ? 100 : 5000, p50_tpot_ms: 10, success_rate: 1 },
-    sla: { max_p50_ttft_ms: 1000, passed },
-  };
-}
-
-/** A search that passes up to `capacity` (bisection-like rounds around it). */
-function search(fw: string, cand: string, capacity: number, rates: number[]): Row[] {
-  return rates.map((r) => searchRow(fw, cand, r, r <= capacity));
-}
-
-function model(rows: Row[]) {
-  const read = readRows(rows.map((r) => JSON.stringify(r)).join('\n'), 'rows.jsonl');
-  assert.ok(read.ok);
-  return buildReport(read.rows, { rowsFile: 'rows.jsonl' });
-}
+const model = reportOf;
 
 describe('verdicts', () => {
   test('a winner whose confirmed rate clears every other candidate\u2019s lowest failing rate by the margin is decided', () => {
