@@ -11,7 +11,8 @@ import { DATASET_DEFAULTS } from '../core/workload/options';
 import { SIM_TOKENIZER_ARG, SimTokenizer } from '../runner/sim-tokenizer';
 import { loadTokenizer, type TokenizerLike } from '../core/workload/tokenizer';
 import type { Workload } from '../core/workload/types';
-import { redactSecrets } from '../core/secrets';
+import { shlexQuote } from '../core/candidates/shell';
+import { redactArgv } from '../core/secrets';
 import { version } from '../../package.json';
 import type { CliIO } from './validate';
 import { BENCH_HELP } from './bench-help';
@@ -107,7 +108,8 @@ function resultLine(result: BenchResult, workload: Workload, args: BenchArgs, ar
       warmupRequests: client.warmupRequests ?? 1,
       promptLenCheck: workload.promptLenCheck,
       clientVersion: version,
-      command: redactSecrets(['autobench', 'bench', ...argv].join(' ')),
+      // Each word redacted whole before quoting: a secret with spaces or quotes leaves no piece behind.
+      command: ['autobench', 'bench', ...redactArgv(argv)].map(shlexQuote).join(' '),
     },
     { details: Boolean(values['output-details']) },
   );

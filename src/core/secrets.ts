@@ -39,9 +39,20 @@ export function looksSecret(text: string): SecretHit | undefined {
   return findSecrets(text)[0];
 }
 
-/** The text with every token-shaped string replaced; `NAME=value` keeps its name. */
+/**
+ * Values named as secrets, whatever their shape: a command-line option whose name has an `api-key`, `token`,
+ * `secret`, `password` or `auth` part (`--api-key K`, `--hf-token=K`; not `--tokenizer`, `--max-tokens`), and a
+ * header whose name ends in one (`X-Api-Key: K`, `X-Api-Key=K`, `Authorization: Basic K`).
+ */
+const NAMED: RegExp[] = [
+  /(--(?:[A-Za-z0-9]+[-_])*(?:api[-_]key|token|secret|password|auth)(?:[-_][A-Za-z0-9]+)*)(=|\s+)(?!--)("[^"]*"|'[^']*'|[^\s'"]+)/gi,
+  /(\b(?:[A-Za-z0-9]+-)*(?:api-key|token|secret|password|authorization|auth))(\s*[:=]\s*)("[^"]*"|'[^']*'|(?:(?:Basic|Bearer)\s+)?[^\s'",}]+)/gi,
+];
+
+/** The text with every token-shaped string, and every value named as a secret, replaced; a name keeps its name. */
 export function redactSecrets(text: string): string {
   let out = text;
+  for (const re of NAMED) out = out.replace(re, (_whole: string, name: string, sep: string) => `${name}${sep}<redacted>`);
   for (const p of PATTERNS) {
     p.re.lastIndex = 0;
     out = out.replace(p.re, (whole: string, name?: string) =>
@@ -49,4 +60,21 @@ export function redactSecrets(text: string): string {
     );
   }
   return out;
+}
+
+/** An option or header name that says its value is a secret (`--api-key`, `--hf-token`, `X-Api-Key`, `Authorization`). */
+const SECRET_NAME = /^(?:--)?(?:[A-Za-z0-9]+[-_])*(?:api[-_]key|token|secret|password|authorization|auth)(?:[-_][A-Za-z0-9]+)*$/i;
+
+/**
+ * An argv with every value named as a secret replaced whole, whatever it holds (spaces and quotes included): the
+ * word after `--api-key`, the rest of `--hf-token=…`, `X-Api-Key=…` or `Authorization: …`; then by shape.
+ */
+export function redactArgv(argv: readonly string[]): string[] {
+  return argv.map((a, i) => {
+    const prev = argv[i - 1];
+    if (prev !== undefined && prev.startsWith('--') && !prev.includes('=') && SECRET_NAME.test(prev) && !a.startsWith('--')) return '<redacted>';
+    const m = /^([^=:\s]+)(\s*[=:]\s*)([\s\S]*)$/.exec(a);
+    if (m && SECRET_NAME.test(m[1] ?? '') && m[3]) return `${m[1]}${m[2]}<redacted>`;
+    return redactSecrets(a);
+  });
 }

@@ -79,6 +79,20 @@ describe('autobench bench', () => {
     });
   });
 
+  test('the JSON line\'s command keeps no header value named as a secret, whatever its shape', async () => {
+    await withServer({ behaviour: { ttftMs: 1, itlMs: 1 } }, async (srv) => {
+      const out = join(dir, 'secret.jsonl');
+      const key = "k1 'b;$(c)";
+      const a = io();
+      const args = ['--backend', 'sglang-oai', '--base-url', srv.url, '--tokenizer', TOKENIZER, '--num-prompts', '2', '--random-input-len', '8', '--random-output-len', '2', '--header', `X-Api-Key=${key}`, 'Accept=json', '--output-file', out, '--disable-tqdm'];
+      assert.equal(await runBench(args, a, {}), 0, a.text().err);
+      const text = readFileSync(out, 'utf8');
+      for (const piece of ['k1', "'b", '$(c)']) assert.ok(!text.includes(piece), `${piece} of the key reached the output file`);
+      const line = JSON.parse(text.trim()) as { command?: string };
+      assert.match(line.command ?? '', / --header 'X-Api-Key=<redacted>' Accept=json /);
+    });
+  });
+
   test('failed requests are reported, not fatal', async () => {
     await withServer({ behaviour: { ttftMs: 1, itlMs: 1 }, decide: (_b, seq) => (seq % 3 === 2 ? { status: 500 } : undefined) }, async (srv) => {
       const a = io();

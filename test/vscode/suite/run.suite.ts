@@ -28,6 +28,16 @@ function demoPlan(numPrompts: number): string {
   return file;
 }
 
+/** Opens the plan and waits for the lens titled `title` above frameworks.<framework>. */
+async function lensAbove(uri: vscode.Uri, framework: string, title: string): Promise<vscode.CodeLens> {
+  const doc = await open(uri);
+  const line = doc.getText().split('\n').findIndex((l) => l === `  ${framework}:`);
+  return waitFor(`a "${title}" lens above frameworks.${framework}`, async () => {
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100);
+    return (lenses ?? []).find((l) => l.command?.title === title && l.range.start.line === line);
+  });
+}
+
 interface RunResultLike {
   status: string;
   notice: { level: string; text: string };
@@ -48,12 +58,7 @@ test('Run baseline on the demo plan (target sim) writes rows and opens the summa
 
   // The lens the user clicks: "Run baseline" above frameworks.sglang, with its own arguments (plus the test's options).
   const uri = vscode.Uri.file(file);
-  const doc = await open(uri);
-  const sglangLine = doc.getText().split('\n').findIndex((l) => /^ {2}sglang:\s*$/.test(l));
-  const lens = await waitFor('a Run baseline lens above frameworks.sglang', async () => {
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100);
-    return (lenses ?? []).find((l) => l.command?.title === 'Run baseline' && l.range.start.line === sglangLine);
-  });
+  const lens = await lensAbove(uri, 'sglang', 'Run baseline');
   assert.ok(lens.command);
   assert.deepEqual(lens.command.arguments?.slice(1), ['sglang']);
   const result = await vscode.commands.executeCommand<RunResultLike | undefined>(lens.command.command, ...((lens.command.arguments ?? []) as unknown[]), { wait: true, target: 'sim', simSpeed: 20 });
@@ -100,12 +105,7 @@ test('Run baseline with an unknown flag: the lens says "(1 error)", the run ends
   const planted = plantUnderVllmBaseFlags(readFileSync(file, 'utf8'), '      totally_bogus_flag: 1');
   writeFileSync(file, planted.text);
   const uri = vscode.Uri.file(file);
-  const doc = await open(uri);
-  const vllmLine = doc.getText().split('\n').findIndex((l) => /^ {2}vllm:\s*$/.test(l));
-  const lens = await waitFor('a "Run baseline (1 error)" lens above frameworks.vllm', async () => {
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100);
-    return (lenses ?? []).find((l) => l.command?.title === 'Run baseline (1 error)' && l.range.start.line === vllmLine);
-  });
+  const lens = await lensAbove(uri, 'vllm', 'Run baseline (1 error)');
   assert.ok(lens.command);
   // The lens would ask first (a modal); the test answers "Run Anyway" up front.
   const result = await vscode.commands.executeCommand<RunResultLike | undefined>(lens.command.command, ...((lens.command.arguments ?? []) as unknown[]), { wait: true, target: 'sim', simSpeed: 20, ifErrors: 'run' });
