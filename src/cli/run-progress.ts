@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import type { RunEvent, RunResult } from '../runner';
 import { styleFor } from './colors';
 import { problemText } from '../core/results/outcome-text';
+import { redactSecrets } from '../core/secrets';
 import type { CliIO } from './validate';
 
 const fmt = (x: number | null | undefined, digits = 1): string => (x === null || x === undefined ? '-' : x.toFixed(digits));
@@ -56,7 +57,7 @@ export class Progress {
         break;
       case 'candidate-start':
         this.current = `${e.framework} ${e.candidateId} (${e.index + 1}/${e.of})`;
-        this.say(`  ${this.current}: ${st.dim(e.command)}`);
+        this.say(`  ${this.current}: ${st.dim(redactSecrets(e.command))}`);
         break;
       case 'candidate-end':
         if (e.status !== 'done') this.say(`    ${st.red(e.status)}: ${e.reason ?? ''}`);
