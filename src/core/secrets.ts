@@ -42,11 +42,12 @@ export function looksSecret(text: string): SecretHit | undefined {
 /**
  * Values named as secrets, whatever their shape: a command-line option whose name has an `api-key`, `token`,
  * `secret`, `password` or `auth` part (`--api-key K`, `--hf-token=K`; not `--tokenizer`, `--max-tokens`), and a
- * header whose name ends in one (`X-Api-Key: K`, `X-Api-Key=K`, `Authorization: Basic K`).
+ * header whose name ends in one (`X-Api-Key: K`, `X-Api-Key=K`, `Authorization: Basic K`). A value that says there
+ * is none (`none`, `null`, `false`, …) stays: a log's `token=none` is no secret.
  */
 const NAMED: RegExp[] = [
-  /(--(?:[A-Za-z0-9]+[-_])*(?:api[-_]key|token|secret|password|auth)(?:[-_][A-Za-z0-9]+)*)(=|\s+)(?!--)("[^"]*"|'[^']*'|[^\s'"]+)/gi,
-  /(\b(?:[A-Za-z0-9]+-)*(?:api-key|token|secret|password|authorization|auth))(\s*[:=]\s*)("[^"]*"|'[^']*'|(?:(?:Basic|Bearer)\s+)?[^\s'",}]+)/gi,
+  /(--(?:[A-Za-z0-9]+[-_])*(?:api[-_]key|token|secret|password|auth)(?:[-_][A-Za-z0-9]+)*)(=|\s+)(?!--)(?!(?:none|null|nil|false|true)\b|<redacted>)("[^"]*"|'[^']*'|[^\s'"]+)/gi,
+  /(\b(?:[A-Za-z0-9]+-)*(?:api-key|token|secret|password|authorization|auth))(\s*[:=]\s*)(?!(?:none|null|nil|false|true)\b|<redacted>)("[^"]*"|'[^']*'|(?:(?:Basic|Bearer)\s+)?[^\s'",}]+)/gi,
 ];
 
 /** The text with every token-shaped string, and every value named as a secret, replaced; a name keeps its name. */
@@ -62,6 +63,9 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
+/** A value that says there is no secret. */
+const NONE = /^(?:none|null|nil|false|true)$/i;
+
 /** An option or header name that says its value is a secret (`--api-key`, `--hf-token`, `X-Api-Key`, `Authorization`). */
 const SECRET_NAME = /^(?:--)?(?:[A-Za-z0-9]+[-_])*(?:api[-_]key|token|secret|password|authorization|auth)(?:[-_][A-Za-z0-9]+)*$/i;
 
@@ -74,7 +78,7 @@ export function redactArgv(argv: readonly string[]): string[] {
     const prev = argv[i - 1];
     if (prev !== undefined && prev.startsWith('--') && !prev.includes('=') && SECRET_NAME.test(prev) && !a.startsWith('--')) return '<redacted>';
     const m = /^([^=:\s]+)(\s*[=:]\s*)([\s\S]*)$/.exec(a);
-    if (m && SECRET_NAME.test(m[1] ?? '') && m[3]) return `${m[1]}${m[2]}<redacted>`;
+    if (m && SECRET_NAME.test(m[1] ?? '') && m[3] && !NONE.test(m[3])) return `${m[1]}${m[2]}<redacted>`;
     return redactSecrets(a);
   });
 }

@@ -17,6 +17,9 @@ test('headers named as secrets, whatever the value looks like', () => {
   assert.equal(redactSecrets('Authorization: Basic dXNlcjpw'), 'Authorization: <redacted>');
   assert.equal(redactSecrets('Authorization: Bearer short'), 'Authorization: <redacted>');
   assert.equal(redactSecrets('GET /v1/models?token=abc'), 'GET /v1/models?token=<redacted>');
+  // A value that says there is none is no secret.
+  assert.equal(redactSecrets('listening 4000 token=none; --api-key null; Authorization: None'), 'listening 4000 token=none; --api-key null; Authorization: None');
+  assert.equal(redactSecrets('token=nonesuch'), 'token=<redacted>');
 });
 
 test('words that only contain a secret-like part are left alone', () => {
