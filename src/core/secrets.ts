@@ -45,9 +45,14 @@ export function looksSecret(text: string): SecretHit | undefined {
  * header whose name ends in one (`X-Api-Key: K`, `X-Api-Key=K`, `Authorization: Basic K`). A value that says there
  * is none (`none`, `null`, `false`, …) stays: a log's `token=none` is no secret.
  */
+/** A name part that says the value is a secret, and the words of a value that says there is none. */
+const SECRET_PART = '(?:api[-_]key|token|secret|password|authorization|auth)';
+const NONE_WORDS = 'none|null|nil|false|true';
+const NOT_NONE = `(?!(?:${NONE_WORDS})\\b|<redacted>)`;
+
 const NAMED: RegExp[] = [
-  /(--(?:[A-Za-z0-9]+[-_])*(?:api[-_]key|token|secret|password|auth)(?:[-_][A-Za-z0-9]+)*)(=|\s+)(?!--)(?!(?:none|null|nil|false|true)\b|<redacted>)("[^"]*"|'[^']*'|[^\s'"]+)/gi,
-  /(\b(?:[A-Za-z0-9]+-)*(?:api-key|token|secret|password|authorization|auth))(\s*[:=]\s*)(?!(?:none|null|nil|false|true)\b|<redacted>)("[^"]*"|'[^']*'|(?:(?:Basic|Bearer)\s+)?[^\s'",}]+)/gi,
+  new RegExp(`(--(?:[A-Za-z0-9]+[-_])*${SECRET_PART}(?:[-_][A-Za-z0-9]+)*)(=|\\s+)(?!--)${NOT_NONE}("[^"]*"|'[^']*'|[^\\s'"]+)`, 'gi'),
+  new RegExp(`(\\b(?:[A-Za-z0-9]+-)*${SECRET_PART})(\\s*[:=]\\s*)${NOT_NONE}("[^"]*"|'[^']*'|(?:(?:Basic|Bearer)\\s+)?[^\\s'",}]+)`, 'gi'),
 ];
 
 /** The text with every token-shaped string, and every value named as a secret, replaced; a name keeps its name. */
@@ -64,10 +69,10 @@ export function redactSecrets(text: string): string {
 }
 
 /** A value that says there is no secret. */
-const NONE = /^(?:none|null|nil|false|true)$/i;
+const NONE = new RegExp(`^(?:${NONE_WORDS})$`, 'i');
 
 /** An option or header name that says its value is a secret (`--api-key`, `--hf-token`, `X-Api-Key`, `Authorization`). */
-const SECRET_NAME = /^(?:--)?(?:[A-Za-z0-9]+[-_])*(?:api[-_]key|token|secret|password|authorization|auth)(?:[-_][A-Za-z0-9]+)*$/i;
+const SECRET_NAME = new RegExp(`^(?:--)?(?:[A-Za-z0-9]+[-_])*${SECRET_PART}(?:[-_][A-Za-z0-9]+)*$`, 'i');
 
 /**
  * An argv with every value named as a secret replaced whole, whatever it holds (spaces and quotes included): the

@@ -1,6 +1,6 @@
 // The Runs view in the Explorer: every autobench-runs/ folder of the workspace, newest first (plan, time, status,
 // target, winners), with open summary / rows / server log, delete, and Compare runs over two of them.
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { compareRunReports, comparisonMarkdown } from '../core/results/run-compare';
@@ -117,22 +117,3 @@ export async function compareRuns(args: unknown[]): Promise<string | undefined> 
   return text;
 }
 
-/** The frameworks and candidates a run measured (its manifest: frameworks it ran or skipped, the candidates it listed), for Rerun and Resume. */
-export function runScope(dir: string): { frameworks: string[]; candidates?: string[] } {
-  let manifest: unknown;
-  try {
-    manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
-  } catch {
-    return { frameworks: [] };
-  }
-  const fws = typeof manifest === 'object' && manifest !== null ? (manifest as { frameworks?: unknown }).frameworks : undefined;
-  if (typeof fws !== 'object' || fws === null) return { frameworks: [] };
-  const frameworks: string[] = [];
-  const candidates = new Set<string>();
-  for (const [fw, v] of Object.entries(fws as Record<string, { status?: unknown; candidates?: unknown }>)) {
-    if (v.status !== 'run' && v.status !== 'skipped') continue;
-    frameworks.push(fw);
-    if (Array.isArray(v.candidates)) for (const c of v.candidates as Array<{ id?: unknown }>) if (typeof c.id === 'string') candidates.add(c.id);
-  }
-  return { frameworks, ...(candidates.size ? { candidates: [...candidates] } : {}) };
-}

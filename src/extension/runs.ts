@@ -13,7 +13,7 @@ import type { AutobenchContext } from './context';
 import { LivePanel } from './live-panel';
 import { askHostKey, helpDirOf, simBinDir, slurmOptionsOf, storedSecrets, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
 import { runPlanInWorker, type WorkerRunRequest } from './run-worker-client';
-import { RUNS_FOLDER, runOf, runScope } from './runs-view';
+import { RUNS_FOLDER, runOf } from './runs-view';
 import type { SummaryPanels } from './summary-panel';
 
 /** What a waited-for run command returns: the runner's result and how many trial rows the live panel showed. */
@@ -150,11 +150,10 @@ export class Runs {
       void vscode.window.showWarningMessage('Autobench: a run is already in progress; cancel it from its notification first.');
       return undefined;
     }
-    const scope = runScope(run.dir);
     const uri = vscode.Uri.file(path.join(run.dir, 'plan.yaml'));
     const outDir = mode === 'resume' ? run.dir : path.join(path.dirname(run.dir), `${run.plan}-${mode}-${stamp()}`);
     const target = opts.target ?? (run.target !== '?' ? run.target : undefined);
-    return this.launch({ uri, ...scope, outDir, resume: mode === 'resume', what: `${mode} ${run.label}` }, { ...opts, ...(target ? { target } : {}) });
+    return this.launch({ uri, ...run.scope, outDir, resume: mode === 'resume', what: `${mode} ${run.label}` }, { ...opts, ...(target ? { target } : {}) });
   }
 
   private launch(spec: RunSpec, opts: RunCommandOptions): Promise<EditorRunResult | undefined> {

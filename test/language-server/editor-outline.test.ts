@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { checkConfigText } from '../../src/core/config/check';
 import type { Range } from '../../src/core/config/yaml-doc';
-import { candidateProblems, wrapCommand } from '../../src/core/editor/candidate-problems';
+import { shlexJoin } from '../../src/core/candidates/shell';
+import { candidateProblems, wrapArgv } from '../../src/core/editor/candidate-problems';
 import { candidateSummaries, commandsListing, frameworkErrors, lensesFor, outlineFor, type OutlineSymbol } from '../../src/core/editor/outline';
 import { SHIPPED, VALID, mutate, yamlFiles } from '../support/fixtures';
 import { indexOfOnce, readRepoFile, spanOf } from '../support/text-at';
@@ -166,8 +167,10 @@ describe('run lenses on a framework with errors', () => {
   });
 
   test('wrapping keeps every word, quotes included, and breaks only before an option', () => {
-    const cmd = "python -m sglang.launch_server --model-path 'Qwen/Qwen3 8B' --json-model-override-args '{\"a\": 1}' --max-running-requests -1";
-    const wrapped = wrapCommand(cmd);
+    const argv = ['python', '-m', 'sglang.launch_server', '--model-path', 'Qwen/Qwen3 8B', '--json-model-override-args', '{"a": 1}', '--max-running-requests', '-1'];
+    const cmd = shlexJoin(argv);
+    assert.equal(cmd, "python -m sglang.launch_server --model-path 'Qwen/Qwen3 8B' --json-model-override-args '{\"a\": 1}' --max-running-requests -1");
+    const wrapped = wrapArgv(argv);
     assert.equal(wrapped, "python -m sglang.launch_server \\\n  --model-path 'Qwen/Qwen3 8B' \\\n  --json-model-override-args '{\"a\": 1}' \\\n  --max-running-requests -1");
     assert.equal(wrapped.replace(/ \\\n {2}/g, ' '), cmd);
   });

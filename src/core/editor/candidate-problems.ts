@@ -1,6 +1,7 @@
 // Which candidates of a framework a config's errors make invalid (an error on a flag it passes, or on its section as a
 // whole), and a command wrapped with `\` continuations for reading: the same words, one flag per line.
 import type { CheckResult, FrameworkCandidates } from '../config/check';
+import { shlexQuote } from '../candidates/shell';
 import { pyStr } from '../py/value';
 
 /** Per candidate (in list order), the messages of the errors that make it invalid; empty when none does. */
@@ -24,31 +25,10 @@ export function candidateProblems(result: CheckResult, plan: FrameworkCandidates
   );
 }
 
-/** Splits a shell command into its words as written (quotes kept), at unquoted spaces. */
-function words(command: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quote = '';
-  for (const ch of command) {
-    if (quote) {
-      cur += ch;
-      if (ch === quote) quote = '';
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      cur += ch;
-    } else if (ch === ' ') {
-      if (cur) out.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  if (cur) out.push(cur);
-  return out;
-}
-
-/** The command with a `\` continuation before each option: the program and its positionals first, then one option (and its values) per line. */
-export function wrapCommand(command: string, indent = '  '): string {
+/** The command (shlexJoin of `argv`) with a `\` continuation before each option: the program and its positionals first, then one option (and its values) per line. */
+export function wrapArgv(argv: readonly string[], indent = '  '): string {
   const lines: string[] = [];
-  for (const w of words(command)) {
+  for (const w of argv.map(shlexQuote)) {
     if (w.startsWith('--') && lines.length > 0) lines.push(w);
     else if (lines.length === 0) lines.push(w);
     else lines[lines.length - 1] += ` ${w}`;

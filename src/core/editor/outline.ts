@@ -2,7 +2,7 @@
 import { basename } from 'node:path';
 import type { CheckResult, FrameworkCandidates } from '../config/check';
 import type { Finding } from '../config/finding';
-import { candidateProblems, wrapCommand } from './candidate-problems';
+import { candidateProblems, wrapArgv } from './candidate-problems';
 import { leaderLensText, type PredictedLeader } from './predicted';
 import { sourceLabel } from './snapshot-label';
 import { nodeAt, type DocNode, type Range } from '../config/yaml-doc';
@@ -146,7 +146,7 @@ export function commandsListing(file: string, result: CheckResult, only?: string
       const over = describeOverrides(plan, i);
       const bad = problems[i] ?? [];
       lines.push(`# ${c.id}${over ? `: ${over}` : ''}${bad.length ? ` — INVALID: ${bad.join('; ')}` : ''}`);
-      lines.push(wrapCommand(c.command));
+      lines.push(wrapArgv(c.argv));
     });
     if (plan.untried.length) lines.push(`# never tried within the budget: ${plan.untried.map((u) => `${u.key}=${pyStr(u.value)}`).join(', ')}`);
   }

@@ -28,6 +28,8 @@ export interface RunComparison {
   scenarios: ScenarioComparison[];
   /** One side simulated and the other not: the comparison is labelled, never silent. */
   mixed: boolean;
+  /** Both sides from the simulated engine: every number is labelled as such. */
+  simulated: boolean;
 }
 
 const key = (c: VerdictCandidate): string => `${c.framework} ${c.candidate}`;
@@ -67,6 +69,7 @@ export function compareRunReports(a: ReportModel, b: ReportModel, names: { a: st
     a: names.a,
     b: names.b,
     mixed: a.simulatedRows > 0 !== b.simulatedRows > 0,
+    simulated: a.simulatedRows > 0 && b.simulatedRows > 0,
     scenarios: scenarios.map((s) => {
       const va = a.verdicts.find((v) => v.scenario === s);
       const vb = b.verdicts.find((v) => v.scenario === s);
@@ -83,6 +86,7 @@ const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/</g, '\\<')
 export function comparisonMarkdown(c: RunComparison): string {
   const out = [`# Compare runs`, '', `- A: ${cell(c.a)}`, `- B: ${cell(c.b)}`, ''];
   if (c.mixed) out.push('> One run is from the simulated engine and the other is not: their numbers are not comparable.', '');
+  if (c.simulated) out.push('> **Simulated:** both runs are from the built-in simulated engine; no number here is a GPU result.', '');
   out.push(`SLA capacity in req/s. A change is called only when the two intervals are apart by more than ${DECISION_MARGIN * 100}%; otherwise it is within the noise.`, '');
   for (const s of c.scenarios) {
     out.push(`## ${cell(s.scenario)}`, '', `Winner: A ${cell(s.winnerA)} · B ${cell(s.winnerB)}`, '');

@@ -15,6 +15,8 @@ export interface RunEntry {
   simulated: boolean;
   /** Per scenario: 'chat: vllm c2' or 'chat: tie (vllm c2, sglang baseline)' or 'chat: none'. */
   winners: string[];
+  /** What it measured (the manifest's frameworks it ran or skipped, and the candidates they listed): what Rerun and Resume run. */
+  scope: { frameworks: string[]; candidates?: string[] };
   /** "demo.plan · 2026-12-02 04:02:13" — what the view and the summary tab are titled. */
   label: string;
 }
@@ -41,6 +43,18 @@ function winnersOf(summary: unknown): string[] {
   });
 }
 
+function scopeOf(manifest: Obj): RunEntry['scope'] {
+  const frameworks: string[] = [];
+  const candidates = new Set<string>();
+  const fws = isObj(manifest.frameworks) ? manifest.frameworks : {};
+  for (const [fw, v] of Object.entries(fws)) {
+    if (!isObj(v) || (v.status !== 'run' && v.status !== 'skipped')) continue;
+    frameworks.push(fw);
+    if (Array.isArray(v.candidates)) for (const c of v.candidates) if (isObj(c) && typeof c.id === 'string') candidates.add(c.id);
+  }
+  return { frameworks, ...(candidates.size ? { candidates: [...candidates] } : {}) };
+}
+
 /** "2026-12-02 04:02:13" in UTC: the same in every time zone, as the run ids are; to the second, as two runs a minute apart are common. */
 export function shortTime(iso: string): string {
   return iso.replace('T', ' ').replace(/(\.\d+)?Z$/, '');
@@ -63,6 +77,7 @@ export function readRunEntry(dir: string): RunEntry | undefined {
     status: str(manifest.status, 'unknown'),
     simulated: manifest.simulated === true,
     winners: winnersOf(readJson(path.join(dir, 'summary.json'))),
+    scope: scopeOf(manifest),
     label: `${plan} · ${shortTime(createdAt)}`,
   };
 }

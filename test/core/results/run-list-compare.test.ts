@@ -18,7 +18,7 @@ describe('runs list', () => {
     const run = (name: string, created: string, summary: unknown) => {
       const dir = path.join(root, name);
       mkdirSync(dir);
-      writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ run_id: name, created_at: created, status: 'completed', simulated: true, plan: { path: '/w/plans/demo.plan.yaml' }, target: { spec: 'sim' } }));
+      writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ run_id: name, created_at: created, status: 'completed', simulated: true, plan: { path: '/w/plans/demo.plan.yaml' }, target: { spec: 'sim' }, frameworks: { sglang: { status: 'run', candidates: [{ id: 'baseline' }] }, vllm: { status: 'user_excluded', candidates: [] } } }));
       if (summary) writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary));
     };
     run('old', '2026-12-01T10:00:00.000Z', { scenarios: [{ scenario: 'chat', decided: true, winner: { framework: 'vllm', candidate: 'c2' }, ties: [] }] });
@@ -31,6 +31,8 @@ describe('runs list', () => {
     ]);
     assert.deepEqual(runs[0]?.winners, ['chat: tie (vllm c2, sglang baseline)', 'long: none']);
     assert.deepEqual(runs[1]?.winners, ['chat: vllm c2']);
+    // What Rerun and Resume run: the frameworks it ran and the candidates they listed, not the ones left out.
+    assert.deepEqual(runs[0]?.scope, { frameworks: ['sglang'], candidates: ['baseline'] });
     assert.deepEqual(listRuns(path.join(root, 'missing')), []);
   });
 });
@@ -50,6 +52,9 @@ describe('compare runs', () => {
     assert.match(md, /\| `vllm` \| c1 \| 8\.00 \| 14\.00 \| \+75\.0% \| faster \|/);
     assert.match(md, /Winner: A tie: sglang baseline, vllm c1 · B vllm c1/);
     assert.doesNotMatch(md, /not comparable/);
+    assert.doesNotMatch(md, /Simulated/, 'rows that do not say simulated are not labelled so');
+    const sim = (rows: ReturnType<typeof search>) => rows.map((r) => ({ ...r, simulated: true }));
+    assert.match(comparisonMarkdown(compareRunReports(model(sim(search('vllm', 'c1', 8, [1, 8, 9]))), model(sim(search('vllm', 'c1', 9, [1, 9, 10]))), { a: 'A', b: 'B' })), /> \*\*Simulated:\*\* both runs are from the built-in simulated engine/);
   });
 
   test('a candidate that met the SLA in one run only says which', () => {
