@@ -1,7 +1,9 @@
 // The demo plan on the test Slurm cluster (tools/slurm-host: one node, 2 fake GPUs, the simulated engine's CLIs on the
-// node): one job at a time (--max-parallel 1) against two at once (--max-parallel 2), alternating, in one session.
-// Prints each run's wall time, the median ratio parallel/sequential, and whether the verdicts agree (the same winner,
-// or each one's winner among the other's ties). Every number is the SIMULATED engine's.
+// node): one job at a time (--max-parallel 1) against two at once (--max-parallel 2), alternating, in one session (the
+// order flips every pair, so neither side always runs on a machine the other warmed). Prints each run's wall time, its
+// trials and how many of them were measured again (client-bound or host-bound: this box's CPUs, not the server), the
+// median ratio parallel/sequential, and whether the verdicts agree (the same winner, or each one's winner among the
+// other's ties). Every number is the SIMULATED engine's.
 // Run: npm run bench:slurm   (or: node --import tsx bench/slurm.ts [--runs N] [--strategy grid|adaptive] [--sim-speed K] [--keep])
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -29,7 +31,17 @@ const cli = join(root, 'dist', 'cli.js');
 const plan = join(root, 'configs', 'examples', 'demo.plan.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'autobench-bench-slurm-'));
 
-function once(parallel: number, i: number): { s: number; verdicts: ScenarioVerdictJson[]; jobs: number } {
+/** A run's trials (rows that measured something) and those measured again because the measuring machine was the bottleneck. */
+function trialsOf(out: string): { trials: number; remeasured: number } {
+  const rows = readFileSync(join(out, 'rows.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { trial?: { phase?: string }; validity?: { remeasured?: string[] } });
+  const measured = rows.filter((r) => r.trial && r.trial.phase !== 'skip');
+  return { trials: measured.length, remeasured: measured.reduce((n, r) => n + (r.validity?.remeasured?.length ?? 0), 0) };
+}
+
+function once(parallel: number, i: number): { s: number; verdicts: ScenarioVerdictJson[]; jobs: number; trials: number; remeasured: number } {
   const out = join(dir, `bench-slurm-p${parallel}-${i}`);
   const args = [cli, 'run', plan, '--target', 'slurm', '--sim-on-nodes', '--max-parallel', String(parallel), '--out', out, '--sim-speed', SPEED, '--no-calibration', '--quiet', ...(STRATEGY ? ['--strategy', STRATEGY] : [])];
   const t0 = performance.now();
@@ -38,7 +50,7 @@ function once(parallel: number, i: number): { s: number; verdicts: ScenarioVerdi
   if (r.status !== 0) throw new Error(`autobench run --max-parallel ${parallel} exited ${r.status}:\n${r.stderr}`);
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { scenarios: ScenarioVerdictJson[] };
   const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { slurm: { jobs: unknown[] } };
-  return { s, verdicts: summary.scenarios, jobs: manifest.slurm.jobs.length };
+  return { s, verdicts: summary.scenarios, jobs: manifest.slurm.jobs.length, ...trialsOf(out) };
 }
 
 const say = (v: ScenarioVerdictJson[]): string => v.map((s) => `${s.scenario}: ${s.decided ? `winner ${tieGroup(s)[0]}` : `tie [${tieGroup(s).join(', ')}]`}`).join('; ');
@@ -47,17 +59,18 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 async function main(): Promise<void> {
   const cluster = await ensureSlurm();
   console.log(`node ${process.version}, ${availableParallelism()} cores, load ${loadavg()[0]?.toFixed(2)}; Slurm partition ${cluster.partition}, ${cluster.gpus} fake GPUs on ${cluster.node}`);
-  console.log(`demo plan, SIMULATED engine on the node at speed x${SPEED}, strategy ${STRATEGY ?? 'the default'}; ${RUNS} pair(s), sequential then parallel`);
+  console.log(`demo plan, SIMULATED engine on the node at speed x${SPEED}, strategy ${STRATEGY ?? 'the default'}; ${RUNS} pair(s), sequential first in the 1st, 3rd... pair, parallel first in the others`);
   const seq: number[] = [];
   const par: number[] = [];
   const verdicts: ScenarioVerdictJson[][] = [];
   for (let i = 0; i < RUNS; i++) {
-    for (const p of [1, 2]) {
+    for (const p of i % 2 === 0 ? [1, 2] : [2, 1]) {
       const r = once(p, i);
       (p === 1 ? seq : par).push(r.s);
       verdicts.push(r.verdicts);
-      console.log(`  --max-parallel ${p}: ${r.s.toFixed(1)} s wall, ${r.jobs} jobs; ${say(r.verdicts)}`);
+      console.log(`  --max-parallel ${p}: ${r.s.toFixed(1)} s wall, ${r.jobs} jobs, ${r.trials} trials (${r.remeasured} measured again); ${say(r.verdicts)}`);
     }
+    console.log(`  pair ${i + 1}: ratio ${(((par[i] ?? NaN) / (seq[i] ?? NaN)) * 100).toFixed(0)}%`);
   }
   const ratio = median(par) / median(seq);
   const disagree = disagreements(verdicts);

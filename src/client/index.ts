@@ -25,4 +25,4 @@ export { arrivalSchedule, type ArrivalOptions } from './arrivals';
 export { formatSummary } from './result-table';
 export { appendResult, resultJson, retokenized, toRowMetrics, toRowWorkload, type RunDescription } from './output';
 export { ProgressBar } from './progress-bar';
-export { WIRE_VERSION, EVENT_PREFIX, encodeWire, decodeWire, resultFromWire, parseTrialSpec, type TrialSpec, type HostBenchOptions, type WireEvent } from './wire';
+export { WIRE_VERSION, EVENT_PREFIX, CLIENT_HEADERS_ENV, withEnvHeaders, encodeWire, decodeWire, resultFromWire, parseTrialSpec, type TrialSpec, type HostBenchOptions, type WireEvent, type ServeCommand } from './wire';

@@ -10,6 +10,23 @@ import type { BenchOptions, BenchPhase, BenchProgress, BenchResult } from './typ
 
 /** Bumped when a runner and a client bundle could disagree on the spec or the result. */
 export const WIRE_VERSION = 1;
+
+/** The client's secret request headers as one JSON object in its environment: a trial spec (a file or a stdin line) never holds them. */
+export const CLIENT_HEADERS_ENV = 'AUTOBENCH_CLIENT_HEADERS';
+
+/** The spec's options with the headers from CLIENT_HEADERS_ENV added (a malformed value is an error, never echoed). */
+export function withEnvHeaders(options: HostBenchOptions, env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const raw = env[CLIENT_HEADERS_ENV];
+  if (!raw) return options;
+  let h: unknown;
+  try {
+    h = JSON.parse(raw);
+  } catch {
+    throw new Error(`${CLIENT_HEADERS_ENV} is not a JSON object of headers`);
+  }
+  if (!h || typeof h !== 'object' || Array.isArray(h) || !Object.values(h).every((v) => typeof v === 'string')) throw new Error(`${CLIENT_HEADERS_ENV} is not a JSON object of headers`);
+  return { ...options, headers: { ...(h as Record<string, string>) } };
+}
 const NUM_TAG = '$autobench-number';
 
 /** What one trial asks of the client on the host: the rows it sends and the options runTrial would pass. */
@@ -27,14 +44,28 @@ export type HostBenchOptions = Pick<
   'backend' | 'baseUrl' | 'model' | 'requestRate' | 'maxConcurrency' | 'warmupRequests' | 'warmupRow' | 'seed' | 'flushCache' | 'extraRequestBody' | 'readyCheckTimeoutS' | 'progressIntervalMs'
 >;
 
-/** One line the client prints on stdout. */
-export type WireEvent =
+/** One line the client prints on stdout; in serve mode every trial's line names its trial. */
+export type WireEvent = (
   | { event: 'phase'; phase: BenchPhase; detail?: string }
   | ({ event: 'progress' } & Omit<BenchProgress, 'type'>)
   /** The result: inline, or written to the --result-file (gzip when it ends in .gz) with its size and sha256. */
   | { event: 'result'; result?: unknown; file?: string; bytes?: number; sha256?: string }
   /** The run could not start or finish (server not ready, every warmup failed, ...): the in-process client would have thrown this. */
-  | { event: 'error'; message: string };
+  | { event: 'error'; message: string }
+  /** Serve mode: the client is up and reads commands (ServeCommand) on its stdin. */
+  | { event: 'ready'; version: number; node: string }
+) & { trial?: string };
+
+/**
+ * Serve mode (`--serve`: one client process for many trials, a Slurm job's or a host session's): what the runner writes
+ * on the client's stdin, one JSON line each. `run` starts a trial (one at a time); `abort` ends it early, its partial
+ * result still handed back (what SIGTERM does to a one-trial client). End of input: the current trial is aborted and
+ * the client exits.
+ */
+export type ServeCommand = { run: string; spec: TrialSpec } | { abort: string };
+
+/** A trial's name in serve mode: it names the result file too, so plain characters only. */
+export const TRIAL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Prefix of every event line, so the runner tells them from anything else the process prints. */
 export const EVENT_PREFIX = '{"event":';
@@ -106,6 +137,27 @@ export function parseTrialSpec(text: string): { ok: true; spec: TrialSpec } | { 
   } catch (e) {
     return { ok: false, problem: `not JSON (${(e as Error).message.replace(/\s+/g, ' ').trim()})` };
   }
+  return checkTrialSpec(v);
+}
+
+/** A serve-mode command line read: the command, or what is wrong with it (with the trial it names, when it names one). */
+export function parseServeCommand(text: string): { ok: true; command: ServeCommand } | { ok: false; problem: string; trial?: string } {
+  let v: unknown;
+  try {
+    v = decodeWire(text);
+  } catch (e) {
+    return { ok: false, problem: `not JSON (${(e as Error).message.replace(/\s+/g, ' ').trim()})` };
+  }
+  if (!isObj(v)) return { ok: false, problem: 'a command must be a JSON object' };
+  const id = v.run ?? v.abort;
+  if (typeof id !== 'string' || !TRIAL_ID.test(id)) return { ok: false, problem: `a command needs "run" or "abort" with a trial name matching ${String(TRIAL_ID)}` };
+  if (v.abort !== undefined) return { ok: true, command: { abort: id } };
+  const spec = checkTrialSpec(v.spec);
+  return spec.ok ? { ok: true, command: { run: id, spec: spec.spec } } : { ok: false, problem: spec.problem, trial: id };
+}
+
+/** A decoded spec checked: the spec, or the first thing wrong with it. */
+export function checkTrialSpec(v: unknown): { ok: true; spec: TrialSpec } | { ok: false; problem: string } {
   if (!isObj(v)) return { ok: false, problem: 'the spec must be a JSON object' };
   if (v.version !== WIRE_VERSION) return { ok: false, problem: `version ${JSON.stringify(v.version)}: this client reads version ${WIRE_VERSION}` };
   const w = v.workload;

@@ -43,9 +43,18 @@ function setupFor(host: Executor): Promise<HostClientSetup> {
   return s;
 }
 
-/** Forgets an executor's set-up (tests; a later trial prepares again). */
+/** Forgets an executor's set-up (tests; a later trial prepares again), stopping its client if one serves its trials. */
 export function resetHostClient(ex: Executor): void {
-  setups.delete(hostExecutorOf(ex));
+  void closeHostClient(ex);
+}
+
+/** Stops the client that serves an executor's trials (a Slurm job's, before the job ends) and forgets its set-up. */
+export async function closeHostClient(ex: Executor): Promise<void> {
+  const host = hostExecutorOf(ex);
+  const s = setups.get(host);
+  setups.delete(host);
+  const setup = await s?.catch(() => undefined);
+  if (setup?.ok) await setup.client.close().catch(() => undefined);
 }
 
 /** One trial with the client where it belongs (see the module's first line); the outcome as runTrial's, plus where it ran. */

@@ -19,9 +19,15 @@ export interface HostFacts {
   found: HostNode[];
   /** The first of them that is new enough. */
   node: HostNode | undefined;
+  /** The sha256 of the file probeHost was asked about (a path under cacheDir), when it is there. */
+  fileSha256?: string;
 }
 
-// One round trip. Also clears trial folders a lost connection left behind (older than a day).
+// Run by a node on the host: the sha256 of a file, or nothing when there is none.
+export const SHA_SCRIPT = `const f=process.argv[1];try{process.stdout.write(require('crypto').createHash('sha256').update(require('fs').readFileSync(f)).digest('hex'))}catch{}`;
+
+// One round trip. Also clears trial folders a lost connection left behind (older than a day). $1: a file under the
+// folder to hash with the first node found ($2 the script), so the client's bundle is checked in the same trip.
 const PROBE_SCRIPT = [
   'c="${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/autobench"',
   'mkdir -p "$c" 2>/dev/null && [ -w "$c" ] || { c="${TMPDIR:-/tmp}/autobench-$(id -u)"; mkdir -p "$c" && chmod 700 "$c"; } || exit 3',
@@ -33,7 +39,9 @@ const PROBE_SCRIPT = [
   '  p=$(command -v "$n" 2>/dev/null) || continue',
   '  v=$("$p" --version 2>/dev/null) || continue',
   '  printf \'node=%s %s\\n\' "$p" "$v"',
+  '  first="${first:-$p}"',
   'done',
+  '[ -n "${1:-}" ] && [ -n "${first:-}" ] && [ -f "$c/$1" ] && printf \'sha256=%s\\n\' "$("$first" -e "$2" "$c/$1" 2>/dev/null)"',
   'exit 0',
 ].join('\n');
 
@@ -53,12 +61,13 @@ export function parseProbe(stdout: string): HostFacts | undefined {
     const m = /^node=(\/\S.*) (v\S+)$/.exec(l);
     if (m && !found.some((f) => f.path === m[1])) found.push({ path: m[1] as string, version: m[2] as string });
   }
-  return { cacheDir, os, machine, found, node: found.find((f) => nodeMajor(f.version) >= MIN_NODE_MAJOR) };
+  const sha = lines.find((l) => /^sha256=[0-9a-f]{64}$/.test(l))?.slice(7);
+  return { cacheDir, os, machine, found, node: found.find((f) => nodeMajor(f.version) >= MIN_NODE_MAJOR), ...(sha ? { fileSha256: sha } : {}) };
 }
 
-/** What the host offers; throws when it cannot even say (the shell failed, no writable folder). */
-export async function probeHost(ex: Executor): Promise<HostFacts> {
-  const r = await ex.run(['sh', '-c', PROBE_SCRIPT], { timeoutMs: 30_000 });
+/** What the host offers (and the sha256 of `file`, a path under its autobench folder); throws when it cannot even say (the shell failed, no writable folder). */
+export async function probeHost(ex: Executor, file?: string): Promise<HostFacts> {
+  const r = await ex.run(['sh', '-c', PROBE_SCRIPT, 'autobench-probe', ...(file ? [file, SHA_SCRIPT] : [])], { timeoutMs: 30_000 });
   const facts = r.code === 0 ? parseProbe(r.stdout) : undefined;
   if (!facts) throw new Error(`could not look for node on ${ex.target}: ${r.stderr.trim().split('\n').pop() || `exit ${r.code ?? r.signal}`}`);
   return facts;

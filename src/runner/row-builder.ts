@@ -5,7 +5,10 @@ import type { Pace, Validity } from './trial-checks';
 import type { LatencyStats } from '../client';
 import type { BenchMetrics } from '../client';
 import type { FrameworkKey } from '../core/frameworks/types';
-import { candidateGpus } from '../core/candidates/gpus';
+import { launchGpuTotal } from '../core/candidates/gpus';
+import { shlexJoin } from '../core/candidates/shell';
+import type { Executor } from '../exec';
+import { SlurmJobExecutor } from '../exec/slurm/job-executor';
 import { candidateFlagsJson, type Candidate } from '../core/candidates/candidate';
 import type { Scenario } from '../core/config/model';
 import type { RunPlan } from '../core/plan/types';
@@ -28,6 +31,10 @@ export interface RowContext {
   gpuSeen?: { name: string; memoryMiB: number; driver: string };
   /** The Slurm job the row's server ran in. */
   slurmJob?: string;
+  /** Its nodes, the head first. */
+  nodes?: readonly string[];
+  /** On several nodes: the head's command (the candidate's, with the multi-node launch words). */
+  multiNodeCommand?: string;
 }
 
 export interface TrialInfo {
@@ -41,9 +48,17 @@ export interface TrialInfo {
 }
 
 /** The row context of a server that runs somewhere of its own (a Slurm job's node): its host and its job go into its rows. */
-export function placedRowContext(ctx: RowContext, server: { host?: string; slurmJob?: string }): RowContext {
+export function placedRowContext(ctx: RowContext, server: { host?: string; slurmJob?: string; executor?: Executor }): RowContext {
   if (server.host === undefined && server.slurmJob === undefined) return ctx;
-  return { ...ctx, ...(server.host !== undefined ? { host: server.host } : {}), ...(server.slurmJob !== undefined ? { slurmJob: server.slurmJob } : {}) };
+  const job = server.executor instanceof SlurmJobExecutor ? server.executor : undefined;
+  const head = job?.headCommand();
+  return {
+    ...ctx,
+    ...(server.host !== undefined ? { host: server.host } : {}),
+    ...(server.slurmJob !== undefined ? { slurmJob: server.slurmJob } : {}),
+    ...(job ? { nodes: job.nodes() } : {}),
+    ...(head ? { multiNodeCommand: shlexJoin(head) } : {}),
+  };
 }
 
 /** How a simulated row names its GPU: the modelled profile, never a real device. */
@@ -59,9 +74,9 @@ function rowTrial(t: TrialInfo): RowTrial {
 }
 
 function gpuCount(ctx: RowContext, cand: Candidate | undefined): number | null {
-  if (ctx.plan.hardware.gpuCount !== undefined) return ctx.plan.hardware.gpuCount;
-  // No hardware.gpu_count: what the candidate's parallel sizes ask for.
-  return cand ? candidateGpus(cand) : null;
+  if (!cand) return ctx.plan.hardware.gpuCount ?? null;
+  // hardware.gpu_count (per node on a multi-node candidate), else what the candidate's parallel sizes ask for.
+  return launchGpuTotal(ctx.plan.hardware, cand);
 }
 
 function baseRow(ctx: RowContext, fw: FrameworkKey, cand: Candidate | undefined, scenario: Scenario, trial: TrialInfo, status: RowStatus): ResultRow {
@@ -82,6 +97,7 @@ function baseRow(ctx: RowContext, fw: FrameworkKey, cand: Candidate | undefined,
       visible_devices: ctx.visibleDevices,
       host: ctx.host,
       ...(ctx.slurmJob ? { slurm_job_id: ctx.slurmJob } : {}),
+      ...(ctx.nodes ? { multi_node: ctx.nodes.length > 1, nodes: [...ctx.nodes] } : {}),
     },
     workload: {
       scenario: scenario.name,
@@ -95,6 +111,7 @@ function baseRow(ctx: RowContext, fw: FrameworkKey, cand: Candidate | undefined,
       endpoint: ctx.plan.bench.endpoint,
     },
     ...(cand ? { server_command: cand.command, server_flags: candidateFlagsJson(cand) } : {}),
+    ...(ctx.multiNodeCommand ? { multi_node_command: ctx.multiNodeCommand } : {}),
     simulated: ctx.simulated,
     smoke: false,
     trial: rowTrial(trial),

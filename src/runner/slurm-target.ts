@@ -10,6 +10,7 @@ import { SlurmCluster, SubmitRefused, isEnded } from '../exec/slurm/cluster';
 import type { SlurmPartition } from '../core/plan/slurm-partitions';
 import type { JobInfo } from '../exec/slurm/commands';
 import { SlurmAllocationExecutor, SlurmJobExecutor } from '../exec/slurm/job-executor';
+import { DEFAULT_DIST_PORT, multiNodeUnsupported, splitOverNodes, type NodeSplit } from '../exec/slurm/multinode';
 import { DEFAULT_PORTS, LAUNCH_ENV, freePort, portFlag, simLaunchEnv, simSettingsOf, simShimEnv } from './launch-env';
 import type { PlaceRefused, PlaceRequest, Placement, RunTarget, SimSettings, SlurmJobRecord } from './target-types';
 import type { RunOptions } from './types';
@@ -88,9 +89,11 @@ class SlurmTarget implements RunTarget {
 
   async place(req: PlaceRequest, signal: AbortSignal | undefined): Promise<Placement | PlaceRefused> {
     const p = this.s.partition;
-    const gres = this.s.slurm.gres;
-    if (req.gpus > p.gpusPerNode) return { refused: 'skipped', reason: `needs ${req.gpus} GPUs (--gres=${gres}:${req.gpus}) on one node; the nodes of partition ${p.name} have at most ${p.gpusPerNode}` };
-    const submitted = await this.submit(req);
+    const split = splitOverNodes({ gpus: req.gpus, nodeGpus: p.gpusPerNode, partitionNodes: p.nodes, multiNode: req.multiNode === true, ...(req.nodes !== undefined ? { nodes: req.nodes } : {}) }, this.s.slurm.gres);
+    if ('refused' in split) return { refused: 'skipped', reason: `${split.refused.replace('the partition', `partition ${p.name}`)}` };
+    const unsupported = split.nodes > 1 ? multiNodeUnsupported(req.framework) : undefined;
+    if (unsupported) return { refused: 'skipped', reason: `needs ${split.nodes} nodes of ${split.gpusPerNode} GPUs; ${unsupported}` };
+    const submitted = await this.submit(req, split);
     if ('refused' in submitted) return submitted;
     const job = submitted;
     const info = await this.s.cluster.waitRunning(job.job_id, (i) => this.update(job, i), signal);
@@ -98,14 +101,23 @@ class SlurmTarget implements RunTarget {
       await this.s.cluster.cancel([job.job_id]);
       return { refused: signal?.aborted ? 'cancelled' : 'failed', reason: `Slurm job ${job.job_id} ended ${info.state}${info.reason ? ` (${info.reason})` : ''} before it ran` };
     }
-    const address = await this.s.cluster.nodeAddress(info.nodes);
-    const executor = new SlurmJobExecutor(new LocalExecutor({ secrets: this.s.secrets, baseEnv: this.s.env }), { jobId: job.job_id, node: info.nodes, address, partition: p.name, ...(this.s.slurm.containerImage ? { containerImage: this.s.slurm.containerImage } : {}) });
+    job.nodes = split.nodes > 1 ? await this.s.cluster.hostnames(info.nodes) : [info.nodes];
+    this.changed(job);
+    const head = job.nodes[0] ?? info.nodes;
+    const address = await this.s.cluster.nodeAddress(head);
+    const login = new LocalExecutor({ secrets: this.s.secrets, baseEnv: this.s.env });
+    const place = { jobId: job.job_id, node: head, nodes: job.nodes, address, partition: p.name, ...(this.s.slurm.containerImage ? { containerImage: this.s.slurm.containerImage } : {}) };
+    let executor = new SlurmJobExecutor(login, place);
+    if (split.nodes > 1) {
+      const port = this.simulated ? await this.freePortIn(executor, address) : DEFAULT_DIST_PORT;
+      executor = new SlurmJobExecutor(login, { ...place, multiNode: { framework: req.framework, nodes: split.nodes, headAddress: address, port, serverArgv: req.argv ?? [] } });
+    }
     const target: RunTarget = {
       executor,
       kind: 'slurm',
       simulated: this.simulated,
       sim: this.sim,
-      host: info.nodes,
+      host: head,
       maxParallel: 1,
       prepareLaunch: (fw, flags) => this.prepareIn(executor, address, fw, flags),
       close: () => executor.close(),
@@ -113,7 +125,7 @@ class SlurmTarget implements RunTarget {
     return { target, jobId: job.job_id, release: () => this.release(job, executor) };
   }
 
-  private async submit(req: PlaceRequest): Promise<SlurmJobRecord | PlaceRefused> {
+  private async submit(req: PlaceRequest, split: NodeSplit): Promise<SlurmJobRecord | PlaceRefused> {
     const s = this.s.slurm;
     const tag = basename(resolve(this.s.opts.outDir));
     const name = `autobench-${tag}-${req.framework}-${req.candidateId}-${req.purpose}`.replace(/[^A-Za-z0-9_.-]/g, '_');
@@ -130,14 +142,15 @@ class SlurmTarget implements RunTarget {
         ...(s.constraint ? { constraint: s.constraint } : {}),
         timeLimit: s.timeLimit,
         gres: s.gres,
-        gpus: req.gpus,
+        gpus: split.gpusPerNode,
+        nodes: split.nodes,
         // A real engine gets the whole node: no neighbour on its PCIe, NVLink or CPUs, and its default port is free.
         exclusive: !this.simulated,
         output: join(logs, `${name}-%j.out`),
         chdir: runDir,
         extra: s.sbatchArgs,
       });
-      const job: SlurmJobRecord = { job_id: id, framework: req.framework, candidate: req.candidateId, purpose: req.purpose, gpus: req.gpus, partition: this.s.partition.name, state: 'PENDING', node: null, submitted_at: new Date().toISOString(), started_at: null, ended_at: null, times_from: 'squeue' };
+      const job: SlurmJobRecord = { job_id: id, framework: req.framework, candidate: req.candidateId, purpose: req.purpose, gpus: req.gpus, partition: this.s.partition.name, node_count: split.nodes, gpus_per_node: split.gpusPerNode, nodes: [], state: 'PENDING', node: null, submitted_at: new Date().toISOString(), started_at: null, ended_at: null, times_from: 'squeue' };
       this.jobs.set(id, job);
       this.changed(job);
       return job;
@@ -161,8 +174,13 @@ class SlurmTarget implements RunTarget {
   /** The port the server will listen on in its job: the candidate's own, or (simulated, several jobs per node) a free one there. */
   private async prepareIn(ex: Executor, address: string, fw: FrameworkKey, flags: Record<string, unknown>): Promise<{ port: number; env: Record<string, string> }> {
     if (!this.launchEnv) return { port: portFlag(flags) ?? DEFAULT_PORTS[fw], env: { ...LAUNCH_ENV[fw] } };
-    const port = address === '127.0.0.1' || address === 'localhost' ? await freePort() : await freePortOn(ex, this.s.env.AUTOBENCH_NODE ?? 'node');
+    const port = await this.freePortIn(ex, address);
     return { port, env: this.launchEnv(fw, port) };
+  }
+
+  /** A free TCP port on the job's (head) node. */
+  private freePortIn(ex: Executor, address: string): Promise<number> {
+    return address === '127.0.0.1' || address === 'localhost' ? freePort() : freePortOn(ex, this.s.env.AUTOBENCH_NODE ?? 'node');
   }
 
   private async release(job: SlurmJobRecord, executor: Executor): Promise<void> {

@@ -38,7 +38,14 @@ export interface PlaceRequest {
   framework: FrameworkKey;
   candidateId: string;
   purpose: 'smoke' | 'search' | 'repeat';
+  /** All the GPUs of the launch (every node's together). */
   gpus: number;
+  /** The plan's hardware.multi_node: the launch may span nodes. */
+  multiNode?: boolean;
+  /** Nodes the candidate asks for itself (its `nnodes` flag), if any. */
+  nodes?: number;
+  /** The candidate's command: on several nodes its start becomes the framework's multi-node launch. */
+  argv?: readonly string[];
 }
 
 /** A place to launch one server (a Slurm job): a target of its own for that launch, released when the server stops. */
@@ -63,6 +70,11 @@ export interface SlurmJobRecord {
   purpose: PlaceRequest['purpose'];
   gpus: number;
   partition: string | null;
+  /** Nodes the job spans and GPUs on each (gpus = node_count × gpus_per_node). */
+  node_count: number;
+  gpus_per_node: number;
+  /** Every node of the job, the head first, once it runs (`node` is Slurm's node list, `n[1-2]`). */
+  nodes: string[];
   /** PENDING, RUNNING, COMPLETED, CANCELLED, ... as squeue (then sacct) said last. */
   state: string;
   node: string | null;

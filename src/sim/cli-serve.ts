@@ -3,6 +3,7 @@
 import type { FrameworkKey } from '../core/frameworks/types';
 import { SIM_FRAMEWORKS } from './fw';
 import { fullHelp, vllmSearchHelp, vllmSummaryHelp } from './help';
+import { headRendezvous, nodeRole, roleProblem, runWorker } from './multinode';
 import { SimStartError, startSimServer, type SimServer } from './serve';
 
 export interface SimIo {
@@ -38,6 +39,13 @@ export async function serveFromCli(fw: FrameworkKey, invocation: string | undefi
     return 0;
   }
   const logTo = SIM_FRAMEWORKS[fw].logStream === 'stdout' ? io.out : io.err;
+  const role = nodeRole(fw, argv);
+  const bad = role ? roleProblem(role) : undefined;
+  if (bad) {
+    io.err.write(`error: ${bad}\n`);
+    return 2;
+  }
+  if (role && role.rank > 0) return runWorker(role, (line) => logTo.write(`${line}\n`), o.stopSignal ?? signalled());
   let crashed!: (code: number) => void;
   const crash = new Promise<number>((r) => (crashed = r));
   let server: SimServer;
@@ -57,6 +65,14 @@ export async function serveFromCli(fw: FrameworkKey, invocation: string | undefi
     }
     throw e;
   }
+  let rendezvous: Awaited<ReturnType<typeof headRendezvous>> | undefined;
+  try {
+    rendezvous = role ? await headRendezvous(role, (line) => logTo.write(`${line}\n`)) : undefined;
+  } catch (e) {
+    io.err.write(`error: the head cannot listen on port ${role?.port}: ${(e as Error).message}\n`);
+    await server.close();
+    return 1;
+  }
   o.onReady?.(server);
   let unlisten = (): void => undefined;
   const stopped =
@@ -75,6 +91,20 @@ export async function serveFromCli(fw: FrameworkKey, invocation: string | undefi
     });
   const code = await Promise.race([crash, stopped]);
   unlisten();
+  rendezvous?.close();
   await server.close();
   return code;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function signalled(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

@@ -1,10 +1,12 @@
 // The load client on the server's host (dist/client-node.js run through an executor): the same result as the in-process client through the local executor and a real sshd, a malformed spec refused in one line, cancel and timeout, and the fallback through the port forward recorded as such.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
+import { encodeWire } from '../../src/client';
 import { LocalExecutor, SshExecutor, type Executor, type ServerProcess } from '../../src/exec';
 import { runTrial, trialBenchOptions, type TrialOutcome, type TrialSettings } from '../../src/runner/client-trial';
 import { resetHostClient, runPlacedTrial } from '../../src/runner/client-placement';
@@ -17,6 +19,7 @@ import { rows, workload } from '../support/client';
 import { skipWhenMissing } from '../support/requirements';
 import { cleanup, clientBundle, tempDir } from '../support/runner';
 import { oldNodeShims, sshdMissing, startSshd, type Sshd } from '../support/sshd';
+import { pollUntil } from '../support/slurm';
 
 const STREAM: Partial<FakeBehaviour> = { ttftMs: 50, itlMs: 10 };
 
@@ -105,7 +108,7 @@ describe('the client bundle', () => {
         assert.match(lines[0] ?? '', /^autobench client: /);
         assert.match(lines[0] ?? '', want);
       }
-      for (const argv of [[], ['--spec'], ['--bogus', 'x'], ['--spec', path.join(dir, 'missing.json')]]) {
+      for (const argv of [[], ['--spec'], ['--bogus', 'x'], ['--spec', path.join(dir, 'missing.json')], ['--serve'], ['--serve', '--result-dir', dir, '--spec', '-'], ['--result-dir', dir, '--spec', '-']]) {
         const r = spawnSync(process.execPath, [js, ...argv], { encoding: 'utf8' });
         assert.equal(r.status, 2, r.stderr);
         assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
@@ -117,7 +120,61 @@ describe('the client bundle', () => {
   });
 });
 
-describe('the client on the host through the local executor', () => {
+describe('the serving client (client-node.js --serve): trials on its stdin, one at a time', () => {
+  test('a bad command or spec is an error event for its trial and the client serves on; end of input ends it and removes its folder', { timeout: 60_000 }, async () => {
+    const js = await clientBundle();
+    const srv = new FakeServer({ behaviour: STREAM });
+    await srv.listen();
+    const dir = tempDir();
+    const results = path.join(dir, 'results');
+    const child = spawn(process.execPath, [js, '--serve', '--result-dir', results], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const events: Array<Record<string, unknown>> = [];
+    let waiting: { pred: (e: Record<string, unknown>) => boolean; resolve: (e: Record<string, unknown>) => void } | undefined;
+    const next = (pred: (e: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
+      const seen = events.find(pred);
+      return seen ? Promise.resolve(seen) : new Promise((resolve) => (waiting = { pred, resolve }));
+    };
+    createInterface({ input: child.stdout }).on('line', (l) => {
+      const e = JSON.parse(l) as Record<string, unknown>;
+      events.push(e);
+      if (waiting?.pred(e)) waiting.resolve(e);
+    });
+    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
+    const line = (c: unknown) => `${encodeWire(c)}\n`;
+    const spec = (baseUrl: string) => ({ version: 1, workload: workload(rows(4, 5)), options: trialBenchOptions(baseUrl, 'fake-model', settings({ warmupRequests: 0 })), deadlineMs: 30_000 });
+    try {
+      assert.equal((await next((e) => e.event === 'ready')).version, 1);
+      child.stdin.write('not json\n{"run":"../x","spec":{}}\n');
+      child.stdin.write(line({ run: 'bad', spec: { version: 1, workload: { rows: 3 } } }));
+      child.stdin.write(line({ run: 'dead', spec: { ...spec('http://127.0.0.1:9'), options: { ...spec('http://127.0.0.1:9').options, readyCheckTimeoutS: 0 } } }));
+      const dead = await next((e) => e.trial === 'dead' && e.event === 'error');
+      assert.match(String(dead.message), /127\.0\.0\.1:9/);
+      child.stdin.write(line({ run: 'ok1', spec: spec(srv.url) }));
+      const ok1 = await next((e) => e.trial === 'ok1' && e.event === 'result');
+      assert.equal(ok1.file, path.join(results, 'ok1.json.gz'));
+      assert.ok(existsSync(String(ok1.file)));
+      child.stdin.write(line({ run: 'ok2', spec: spec(srv.url) }));
+      await next((e) => e.trial === 'ok2' && e.event === 'result');
+      assert.deepEqual(readdirSync(results), ['ok2.json.gz'], 'the previous result goes when the next trial starts');
+      const untagged = events.filter((e) => e.event === 'error' && e.trial === undefined).map((e) => String(e.message));
+      assert.equal(untagged.length, 2, JSON.stringify(untagged));
+      assert.match(untagged[0] ?? '', /^bad command: not JSON/);
+      assert.match(untagged[1] ?? '', /^bad command: .*trial name/);
+      const bad = events.find((e) => e.trial === 'bad');
+      assert.deepEqual([bad?.event, String(bad?.message)], ['error', 'bad spec: workload.rows must be a list']);
+      assert.ok(events.filter((e) => e.event !== 'ready').every((e) => e.trial !== undefined || e.event === 'error'), 'every trial event names its trial');
+      child.stdin.end();
+      assert.equal(await exited, 0);
+      assert.equal(existsSync(results), false, 'its folder is removed when it ends');
+    } finally {
+      child.kill('SIGKILL');
+      await srv.close();
+      cleanup(dir);
+    }
+  });
+});
+
+describe('the client on the host through the local executor (one serving client for the trials)', () => {
   let srv: FakeServer;
   let client: HostClient;
   let cache: string;
@@ -134,20 +191,62 @@ describe('the client on the host through the local executor', () => {
   });
 
   after(async () => {
+    await client.close();
     if (saved === undefined) delete process.env.XDG_CACHE_HOME;
     else process.env.XDG_CACHE_HOME = saved;
     await srv.close();
     cleanup(cache);
   });
 
+  const trialsDir = () => path.join(cache, 'autobench', 'trials');
+  const session = () => {
+    assert.ok(client.session, 'the local executor pipes stdin: one client serves the trials');
+    return client.session;
+  };
+
   test('gives the result the in-process client gives', { timeout: 60_000 }, async () => {
     assert.ok(client.bundle.startsWith(path.join(cache, 'autobench', 'client-')));
     await compareWithInProcess(client, srv);
-    assert.deepEqual(readdirSync(path.join(cache, 'autobench', 'trials')), [], 'each trial removes its folder');
+    assert.deepEqual(readdirSync(trialsDir()), [path.basename(session().dir)], 'only the serving client\'s folder');
+  });
+
+  test('one client serves trial after trial; a failed trial does not poison the next; a client killed between trials is started again', { timeout: 60_000 }, async () => {
+    const run = (o: Partial<ReturnType<typeof trialBenchOptions>> = {}) => client.runTrial({ workload: workload(rows(6, 8)), options: { ...trialBenchOptions(srv.url, 'fake-model', settings()), ...o }, timeoutMs: 30_000 }, noHooks);
+    assert.equal(done(await run()).result.metrics.completed, 6);
+    const pid = session().pid;
+    const starts = session().starts;
+    assert.ok(pid !== undefined);
+    const failed = await run({ baseUrl: 'http://127.0.0.1:9', readyCheckTimeoutS: 0 });
+    assert.equal(failed.kind, 'error', JSON.stringify(failed));
+    assert.match(failed.kind === 'error' ? failed.message : '', /127\.0\.0\.1:9/);
+    for (let i = 0; i < 3; i++) assert.equal(done(await run()).result.metrics.completed, 6);
+    assert.equal(session().pid, pid, 'the same process served every trial');
+    assert.equal(session().starts, starts);
+    // Dies between trials (a crash, the OOM killer): the next trial starts another and is measured.
+    process.kill(-pid, 'SIGKILL');
+    await pollUntil('the killed client to be gone', () => (processesWith(session().dir).length === 0 ? true : undefined));
+    assert.equal(done(await run()).result.metrics.completed, 6);
+    assert.notEqual(session().pid, pid);
+    assert.equal(session().starts, starts + 1);
+  });
+
+  test('cancel kills the serving client at once; the next trial starts another', { timeout: 60_000 }, async () => {
+    srv.setBehaviour({ itlMs: 50 });
+    try {
+      const ac = new AbortController();
+      const o = await client.runTrial({ workload: workload(rows(8, 400)), options: trialBenchOptions(srv.url, 'fake-model', settings()), timeoutMs: 60_000 }, { ...noHooks, signal: ac.signal, onProgress: () => ac.abort() });
+      assert.equal(o.kind, 'cancelled');
+      assert.equal(session().pid, undefined);
+      assert.deepEqual(processesWith(session().dir), [], 'nothing of the client is left running');
+    } finally {
+      srv.setBehaviour(STREAM);
+    }
+    assert.equal(done(await client.runTrial({ workload: workload(rows(4, 5)), options: trialBenchOptions(srv.url, 'fake-model', settings()), timeoutMs: 30_000 }, noHooks)).result.metrics.completed, 4);
   });
 
   test('a trial over its time limit is stopped and hands back what it measured (outcome timeout)', { timeout: 60_000 }, async () => {
     srv.setBehaviour({ itlMs: 100 });
+    const pid = session().pid ?? (await client.runTrial({ workload: workload(rows(1, 1)), options: trialBenchOptions(srv.url, 'fake-model', settings()), timeoutMs: 30_000 }, noHooks), session().pid);
     try {
       const w = workload(rows(4, 200));
       const o = await client.runTrial({ workload: w, options: trialBenchOptions(srv.url, 'fake-model', settings({ concurrency: 4, warmupRequests: 0 })), timeoutMs: 1500 }, noHooks);
@@ -155,9 +254,30 @@ describe('the client on the host through the local executor', () => {
       assert.ok('result' in o && o.result?.aborted === true, 'the partial result came back');
       assert.equal(o.result.records.length, 4);
       assert.ok(o.result.records.every((r) => !r.success && r.errorKind === 'aborted'), JSON.stringify(o.result.records[0]));
+      assert.equal(session().pid, pid, 'the client stopped the trial and stays up for the next');
     } finally {
       srv.setBehaviour(STREAM);
     }
+  });
+
+  test('a second trial while the serving client is busy gets a client of its own; both are measured', { timeout: 60_000 }, async () => {
+    const trial = () => client.runTrial({ workload: workload(rows(6, 20)), options: trialBenchOptions(srv.url, 'fake-model', settings()), timeoutMs: 30_000 }, noHooks);
+    const starts = session().starts;
+    const [a, b] = await Promise.all([trial(), trial()]);
+    assert.equal(done(a).result.metrics.completed, 6);
+    assert.equal(done(b).result.metrics.completed, 6);
+    assert.equal(session().starts, starts, 'the serving client ran one of them');
+    assert.deepEqual(readdirSync(trialsDir()), [path.basename(session().dir)], "the other client's folder is gone");
+  });
+
+  // Last in this block: a closed client serves no more trials.
+  test('close() ends the client (its input closed) and removes its folder', { timeout: 30_000 }, async () => {
+    const dir = session().dir;
+    assert.ok(session().pid !== undefined && existsSync(dir));
+    await client.close();
+    assert.deepEqual(processesWith(dir), []);
+    assert.equal(existsSync(dir), false);
+    assert.deepEqual(readdirSync(trialsDir()), []);
   });
 });
 

@@ -55,6 +55,17 @@ async function accounted(ids: string[]): Promise<Map<string, [number, number]>> 
   return out;
 }
 
+/** Per job, its load-client steps as sacct recorded them: 'serve' (one client for the job's trials) or 'once' (a client per trial). */
+async function clientSteps(ids: string[]): Promise<Map<string, string[]>> {
+  const r = await runCommand('sacct', ['-n', '-P', '-j', ids.join(','), '-o', 'JobID,SubmitLine']);
+  const out = new Map<string, string[]>();
+  for (const line of r.stdout.split('\n')) {
+    const m = /^(\d+)\.\d+\|srun .*client-node\.js (--serve|--spec)/.exec(line);
+    if (m) out.set(m[1] as string, [...(out.get(m[1] as string) ?? []), m[2] === '--serve' ? 'serve' : 'once']);
+  }
+  return out;
+}
+
 /**
  * The processes of group `pgid` that still run, as `pid state args`. A zombie is not running: here PID 1 reaps the
  * orphans slurmstepd's kill leaves behind seconds later, and kill(-pgid, 0) would still find them.
@@ -129,6 +140,13 @@ describe('--target slurm (real Slurm cluster, simulated engine on the node)', { 
       const hw = r.hardware as { host: string; slurm_job_id: string };
       assert.equal(hw.host, cluster.node);
       assert.ok(search.some((j) => j.job_id === hw.slurm_job_id && j.candidate === r.candidate_id && j.framework === r.framework), JSON.stringify(hw));
+    }
+    // One load client served all of a job's trials: a single srun step, not a step and a Node start per trial.
+    const steps = await clientSteps(search.map((j) => j.job_id));
+    for (const j of search) {
+      const trials = rows.filter((r) => (r.hardware as { slurm_job_id: string }).slurm_job_id === j.job_id).length;
+      assert.ok(trials >= 2, `job ${j.job_id} measured ${trials} trial(s)`);
+      assert.deepEqual(steps.get(j.job_id), ['serve'], `job ${j.job_id}'s client steps for its ${trials} trials`);
     }
     assert.deepEqual(await liveJobs(), []);
     assert.deepEqual(await simProcesses(), []);

@@ -1,10 +1,12 @@
-// The real one-node Slurm cluster of tools/slurm-host/setup.sh for the suites that submit jobs: started when it is not running (a test run brings what it needs), never skipped, and the jobs a suite leaves behind cancelled.
+// The real Slurm cluster of tools/slurm-host/setup.sh for the suites that submit jobs (partition autobench: one node; autobench2n: two nodes): started when it is not running (a test run brings what it needs), never skipped, and the jobs a suite leaves behind cancelled.
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { REPO } from './fixtures';
 
 export const SLURM_SETUP = path.join(REPO, 'tools', 'slurm-host', 'setup.sh');
 export const SLURM_PARTITION = 'autobench';
+/** The two-node partition (n1, n2: two slurmd on this machine) for jobs that span nodes. */
+export const SLURM_PARTITION_2N = 'autobench2n';
 
 export interface SlurmCluster {
   /** The default partition every test job goes to. */
@@ -15,6 +17,8 @@ export interface SlurmCluster {
   node: string;
   /** `cgroup` kills every process of a cancelled job; `linuxproc` misses one whose parent already exited. */
   proctrack: string;
+  /** The two-node partition: its name, its nodes and the fake GPUs of each. */
+  twoNodes: { partition: string; nodes: string[]; gpusPerNode: number };
 }
 
 export interface CommandResult {
@@ -96,7 +100,14 @@ async function describeCluster(): Promise<SlurmCluster> {
   }
   const config = await runCommand('scontrol', ['show', 'config']);
   const proctrack = /^ProctrackType\s*=\s*proctrack\/(\S+)/m.exec(config.stdout)?.[1] ?? 'unknown';
-  return { partition: SLURM_PARTITION, gpus, node, proctrack };
+  const two = await runCommand('sinfo', ['-h', '-N', '-p', SLURM_PARTITION_2N, '-o', '%N|%G']);
+  const lines = two.stdout.trim().split('\n').map((l) => l.split('|'));
+  const nodes = lines.map(([n = '']) => n).filter((n) => n !== '');
+  const perNode = Math.min(...lines.map(([, g = '']) => Number(/gpu:(\d+)/.exec(g)?.[1] ?? NaN)));
+  if (two.code !== 0 || nodes.length < 2 || !Number.isInteger(perNode)) {
+    throw new Error(`cannot read the two-node partition ${SLURM_PARTITION_2N} from sinfo (exit ${two.code}): ${two.stdout}${two.stderr}; run ${SLURM_SETUP} start`);
+  }
+  return { partition: SLURM_PARTITION, gpus, node, proctrack, twoNodes: { partition: SLURM_PARTITION_2N, nodes, gpusPerNode: perNode } };
 }
 
 /** Cancels every queued or running job whose name starts with `prefix` and waits until Slurm has ended them; returns their ids. */

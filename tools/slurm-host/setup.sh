@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Runs the real one-node Slurm cluster the Slurm test suites submit jobs to: slurmctld + slurmd on 127.0.0.1 with
-# fake GPUs as GRES, munge, and slurmdbd on its own MariaDB so that `sacct` reports jobs' start and end times.
+# Runs the real Slurm cluster the Slurm test suites submit jobs to: slurmctld and three slurmd on 127.0.0.1 with fake
+# GPUs as GRES, munge, and slurmdbd on its own MariaDB so that `sacct` reports jobs' start and end times. Partition
+# `autobench` (the default) is the one node `localhost`; partition `autobench2n` is the two nodes n1 and n2, each a
+# slurmd of its own on this machine (Slurm's "multiple slurmd": `slurmd -N NAME`, a port per node; Debian builds
+# Slurm with --enable-multiple-slurmd), for jobs that span nodes.
 #
 #   tools/slurm-host/setup.sh start     start what is not running (idempotent; a changed setting restarts slurmctld/slurmd)
 #   tools/slurm-host/setup.sh stop      cancel every job, stop the daemons this script started
@@ -18,7 +21,8 @@
 # symlink to etc/slurm.conf so that sbatch, squeue, sacct... need no SLURM_CONF; munged with Debian's key in
 # /etc/munge (started when not running, and then stopped by `stop`).
 #
-# Settings (env): AUTOBENCH_SLURM_GPUS (fake GPUs, default 2), AUTOBENCH_SLURM_CPUS (CPUs advertised, default 16:
+# Settings (env): AUTOBENCH_SLURM_GPUS (fake GPUs of localhost, default 2), AUTOBENCH_SLURM_GPUS_2N (fake GPUs of
+# n1 and of n2, default 2), AUTOBENCH_SLURM_CPUS (CPUs advertised, default 16:
 # more than the machine has, so that GPUs and not cores limit how many jobs run), AUTOBENCH_SLURM_PROCTRACK
 # (cgroup | linuxproc; default cgroup where the cgroup v1 freezer is mounted), AUTOBENCH_SLURM_DB_PORT (MariaDB on
 # 127.0.0.1, default 3307, away from a system MariaDB's 3306), AUTOBENCH_SLURM_DIR.
@@ -26,12 +30,19 @@ set -euo pipefail
 
 D=${AUTOBENCH_SLURM_DIR:-/var/lib/autobench-slurm}
 GPUS=${AUTOBENCH_SLURM_GPUS:-2}
+GPUS_2N=${AUTOBENCH_SLURM_GPUS_2N:-2}
 CPUS=${AUTOBENCH_SLURM_CPUS:-16}
 DB_PORT=${AUTOBENCH_SLURM_DB_PORT:-3307}
 CLUSTER=autobench
 PARTITION=autobench
 # The node is called localhost: its name is also an address that reaches it (NodeList is usable as a host name).
 NODE=localhost
+# The two-node partition: node names that are no host names (their NodeAddr is how they are reached), each slurmd
+# on a port of its own (6817 slurmctld, 6818 localhost's slurmd, 6819 slurmdbd).
+PARTITION_2N=autobench2n
+NODES_2N=(n1 n2)
+declare -A NODE_PORT=([n1]=6821 [n2]=6822)
+ALL_NODES=("$NODE" "${NODES_2N[@]}")
 ETC=$D/etc RUN=$D/run LOG=$D/log DB=$D/mariadb
 CONF=$ETC/slurm.conf
 CLIENT_CONF=/etc/slurm/slurm.conf   # Debian's compiled-in path
@@ -42,6 +53,7 @@ say() { echo "slurm-host: $*"; }
 die() { echo "slurm-host: error: $*" >&2; exit 1; }
 
 [[ $GPUS =~ ^[1-9][0-9]?$ ]] || die "AUTOBENCH_SLURM_GPUS must be a number from 1 to 99 (got '$GPUS')"
+[[ $GPUS_2N =~ ^[1-9][0-9]?$ ]] || die "AUTOBENCH_SLURM_GPUS_2N must be a number from 1 to 99 (got '$GPUS_2N')"
 [[ $CPUS =~ ^[1-9][0-9]*$ ]] || die "AUTOBENCH_SLURM_CPUS must be a positive number (got '$CPUS')"
 [[ $DB_PORT =~ ^[1-9][0-9]*$ ]] || die "AUTOBENCH_SLURM_DB_PORT must be a port number (got '$DB_PORT')"
 
@@ -116,12 +128,13 @@ fake_gpus() {
   # configured"), so every fake GPU is a device file: a character device like /dev/null, which slurmd accepts
   # without complaint. Named gpuN, they give jobs CUDA_VISIBLE_DEVICES=N.
   install -d -m 0755 "$D/dev"
-  local i f
-  for ((i = 0; i < GPUS; i++)); do
+  # The nodes are one machine: n1 and n2 name the same files as localhost (each node's GRES is its own all the same).
+  local i f max=$((GPUS > GPUS_2N ? GPUS : GPUS_2N))
+  for ((i = 0; i < max; i++)); do
     [ -c "$D/dev/gpu$i" ] || { rm -f "$D/dev/gpu$i"; mknod -m 0666 "$D/dev/gpu$i" c 1 3; }
   done
   for f in "$D"/dev/gpu*; do
-    [ "${f##*/gpu}" -lt "$GPUS" ] || rm -f "$f"
+    [ "${f##*/gpu}" -lt "$max" ] || rm -f "$f"
   done
 }
 
@@ -143,10 +156,12 @@ choose_proctrack() {
 
 CONFIG_CHANGED=0
 write_config() {
-  local mem gpu_files
+  local mem gpu_files gpu_files_2n n
   mem=$(awk '/^MemTotal/ { printf "%d", $2 / 1024 * 0.9 }' /proc/meminfo)
   gpu_files=$D/dev/gpu0
   [ "$GPUS" = 1 ] || gpu_files="$D/dev/gpu[0-$((GPUS - 1))]"
+  gpu_files_2n=$D/dev/gpu0
+  [ "$GPUS_2N" = 1 ] || gpu_files_2n="$D/dev/gpu[0-$((GPUS_2N - 1))]"
   cat >"$CONF.new" <<EOF
 $MARK start; edits are overwritten.
 ClusterName=$CLUSTER
@@ -161,11 +176,12 @@ ProctrackType=proctrack/$PROCTRACK
 TaskPlugin=task/none
 ReturnToService=2
 SlurmctldPidFile=$RUN/slurmctld.pid
-SlurmdPidFile=$RUN/slurmd.pid
+# %n: the node's name, one pid file, log and spool directory per slurmd.
+SlurmdPidFile=$RUN/slurmd-%n.pid
 SlurmctldLogFile=$LOG/slurmctld.log
-SlurmdLogFile=$LOG/slurmd.log
+SlurmdLogFile=$LOG/slurmd-%n.log
 StateSaveLocation=$D/state
-SlurmdSpoolDir=$D/spool
+SlurmdSpoolDir=$D/spool/%n
 SchedulerType=sched/backfill
 # A job behind one that cannot start waits for the backfill pass: every 30 s by default, every second here.
 SchedulerParameters=bf_interval=1
@@ -180,13 +196,21 @@ AccountingStorageHost=localhost
 AccountingStorageTRES=gres/gpu
 # Lets slurmd advertise more CPUs than the machine has.
 SlurmdParameters=config_overrides
+# n1 and n2 come first and keep their own NodeHostName: while a cluster has one node called localhost Slurm finds
+# it under any name, and a NodeHostName=localhost would clash with the node named localhost (both: slurmctld exits
+# with "Duplicated NodeHostName ... in config file").
+$(for n in "${NODES_2N[@]}"; do
+    echo "NodeName=$n NodeAddr=127.0.0.1 Port=${NODE_PORT[$n]} CPUs=$CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$CPUS ThreadsPerCore=1 RealMemory=$mem Gres=gpu:$GPUS_2N State=UNKNOWN"
+  done)
 NodeName=$NODE NodeAddr=127.0.0.1 NodeHostname=$NODE CPUs=$CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$CPUS ThreadsPerCore=1 RealMemory=$mem Gres=gpu:$GPUS State=UNKNOWN
 PartitionName=$PARTITION Nodes=$NODE Default=YES MaxTime=7-00:00:00 State=UP
+PartitionName=$PARTITION_2N Nodes=$(IFS=,; echo "${NODES_2N[*]}") MaxTime=7-00:00:00 State=UP
 EOF
   cat >"$ETC/gres.conf.new" <<EOF
 $MARK start.
 AutoDetect=off
 NodeName=$NODE Name=gpu File=$gpu_files
+$(for n in "${NODES_2N[@]}"; do echo "NodeName=$n Name=gpu File=$gpu_files_2n"; done)
 EOF
   cat >"$ETC/cgroup.conf.new" <<EOF
 $MARK start: read with ProctrackType=proctrack/cgroup, which only tracks processes here.
@@ -265,14 +289,27 @@ start_slurmdbd() {
   fi
 }
 
-node_state() { timeout 10 sinfo -h -n "$NODE" -o '%T' 2>/dev/null | head -1; }
-node_usable() { [[ "$(node_state)" =~ ^(idle|mixed|allocated|completing) ]]; }
+node_state() { timeout 10 sinfo -h -n "$1" -o '%T' 2>/dev/null | head -1; }
+node_usable() { [[ "$(node_state "$1")" =~ ^(idle|mixed|allocated|completing) ]]; }
+slurmd_pid() { echo "$RUN/slurmd-$1.pid"; }
+any_slurmd() {
+  local n
+  alive "$RUN/slurmd.pid" && return 0 # one started by this script before the two-node partition
+  for n in "${ALL_NODES[@]}"; do alive "$(slurmd_pid "$n")" && return 0; done
+  return 1
+}
+stop_slurmds() {
+  local n
+  stop_pidfile "$RUN/slurmd.pid" slurmd
+  for n in "${ALL_NODES[@]}"; do stop_pidfile "$(slurmd_pid "$n")" "slurmd of $n"; done
+}
 
 start_slurm() {
-  if [ "$CONFIG_CHANGED" = 1 ] && { alive "$RUN/slurmctld.pid" || alive "$RUN/slurmd.pid"; }; then
+  local n
+  if [ "$CONFIG_CHANGED" = 1 ] && { alive "$RUN/slurmctld.pid" || any_slurmd; }; then
     # A changed node layout (CPUs, GPUs) aborts and requeues the jobs running on it.
     say "configuration changed: restarting slurmctld and slurmd"
-    stop_pidfile "$RUN/slurmd.pid" slurmd
+    stop_slurmds
     stop_pidfile "$RUN/slurmctld.pid" slurmctld
   fi
   if ! alive "$RUN/slurmctld.pid"; then
@@ -280,18 +317,23 @@ start_slurm() {
     /usr/sbin/slurmctld 9>&-
   fi
   poll 100 sh -c 'scontrol ping | grep -q "is UP"' || die "slurmctld is not up; see $LOG/slurmctld.log"
-  if ! alive "$RUN/slurmd.pid"; then
-    say "starting slurmd"
-    /usr/sbin/slurmd -N "$NODE" 9>&-
-  fi
-  poll 100 node_usable || {
-    # Left drained or down by an earlier run (a bad config, a kill): slurmd is fine now, so put it back.
-    scontrol update nodename="$NODE" state=resume >/dev/null 2>&1 || true
-    poll 50 node_usable || {
-      scontrol show node "$NODE" 2>&1 | grep -E 'State=|Reason=' >&2 || true
-      die "node $NODE is '$(node_state)'; see $LOG/slurmd.log and $LOG/slurmctld.log"
+  for n in "${ALL_NODES[@]}"; do
+    if ! alive "$(slurmd_pid "$n")"; then
+      say "starting slurmd of node $n"
+      install -d -m 0755 "$D/spool/$n"
+      /usr/sbin/slurmd -N "$n" 9>&-
+    fi
+  done
+  for n in "${ALL_NODES[@]}"; do
+    poll 100 node_usable "$n" || {
+      # Left drained or down by an earlier run (a bad config, a kill): slurmd is fine now, so put it back.
+      scontrol update nodename="$n" state=resume >/dev/null 2>&1 || true
+      poll 50 node_usable "$n" || {
+        scontrol show node "$n" 2>&1 | grep -E 'State=|Reason=' >&2 || true
+        die "node $n is '$(node_state "$n")'; see $LOG/slurmd-$n.log and $LOG/slurmctld.log"
+      }
     }
-  }
+  done
 }
 
 start() {
@@ -306,7 +348,7 @@ start() {
   start_mariadb
   start_slurmdbd
   start_slurm
-  say "up: partition $PARTITION, node $NODE, gpu:$GPUS, $CPUS CPUs, proctrack/$PROCTRACK, accounting in $DB"
+  say "up: partition $PARTITION (node $NODE, gpu:$GPUS), partition $PARTITION_2N (nodes ${NODES_2N[*]}, gpu:$GPUS_2N each), $CPUS CPUs a node, proctrack/$PROCTRACK, accounting in $DB"
 }
 
 stop_pidfile() {
@@ -337,7 +379,7 @@ stop() {
       poll 200 sh -c '[ -z "$(squeue -h -o %i)" ]' || say "jobs still listed after 20 s: $(squeue -h -o '%i %T' | tr '\n' ' ')"
     fi
   fi
-  stop_pidfile "$RUN/slurmd.pid" slurmd
+  stop_slurmds
   stop_pidfile "$RUN/slurmctld.pid" slurmctld
   stop_pidfile "$RUN/slurmdbd.pid" slurmdbd
   stop_pidfile "$DB/mariadbd.pid" mariadbd
@@ -357,8 +399,9 @@ clean() {
 }
 
 status() {
-  local f ok=0 state gres
-  for f in /run/munge/munged.pid "$DB/mariadbd.pid" "$RUN/slurmdbd.pid" "$RUN/slurmctld.pid" "$RUN/slurmd.pid"; do
+  local f n want ok=0 state gres
+  for f in /run/munge/munged.pid "$DB/mariadbd.pid" "$RUN/slurmdbd.pid" "$RUN/slurmctld.pid" "${ALL_NODES[@]/#/$RUN/slurmd-}"; do
+    f=${f%.pid}.pid
     if alive "$f"; then echo "$(basename "$f" .pid): running (pid $(cat "$f"))"; else echo "$(basename "$f" .pid): not running"; fi
   done
   if [ ! -L "$CLIENT_CONF" ] || [ "$(readlink "$CLIENT_CONF")" != "$CONF" ]; then
@@ -366,14 +409,18 @@ status() {
     return 1
   fi
   if ! alive "$RUN/slurmctld.pid"; then return 1; fi
-  state=$(node_state)
-  gres=$(timeout 10 sinfo -h -n "$NODE" -o '%G' 2>/dev/null | head -1)
-  echo "node $NODE: ${state:-no answer from slurmctld}, ${gres:-no gres}"
-  [[ $state =~ ^(idle|mixed|allocated|completing) ]] || ok=1
-  if [ "$gres" != "gpu:$GPUS" ]; then
-    echo "the node has ${gres:-no gres}, AUTOBENCH_SLURM_GPUS asks for gpu:$GPUS: run start"
-    ok=1
-  fi
+  for n in "${ALL_NODES[@]}"; do
+    state=$(node_state "$n")
+    gres=$(timeout 10 sinfo -h -n "$n" -o '%G' 2>/dev/null | head -1)
+    echo "node $n: ${state:-no answer from slurmctld}, ${gres:-no gres}"
+    [[ $state =~ ^(idle|mixed|allocated|completing) ]] || ok=1
+    want=$GPUS
+    [ "$n" = "$NODE" ] || want=$GPUS_2N
+    if [ "$gres" != "gpu:$want" ]; then
+      echo "node $n has ${gres:-no gres}, the settings ask for gpu:$want: run start"
+      ok=1
+    fi
+  done
   if timeout 10 sacct -n -X -o JobID -S now >/dev/null 2>&1; then echo "sacct: answers"; else echo "sacct: no answer"; ok=1; fi
   timeout 10 squeue -o '%.8i %.24j %.9T %.10M %b' 2>/dev/null || true
   return $ok

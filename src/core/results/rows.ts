@@ -29,6 +29,9 @@ export interface ResultRow {
     cuda_version?: string | null;
     nccl_version?: string | null;
     host?: string | null;
+    /** Slurm: every node of the job, the head first. */
+    nodes?: string[];
+    slurm_job_id?: string;
   };
   workload?: {
     scenario?: string | null;
@@ -52,6 +55,8 @@ export interface ResultRow {
   sla?: SlaBlock;
   metrics?: Partial<Record<MetricKey, number | null>>;
   server_command?: string | null;
+  /** A candidate across Slurm nodes: the head's (rank 0) command as it ran, server_command with the node count, rank and head address words. */
+  multi_node_command?: string;
   launch_command?: string | null;
   benchmark_command?: string | null;
   server_flags?: Record<string, unknown>;

@@ -2,7 +2,7 @@
 import { sleep } from '../sleep';
 import type { Executor, RunResult } from '../types';
 import { SINFO_ARGV, parseSinfoPartitions, type SlurmPartition } from '../../core/plan/slurm-partitions';
-import { finishArgv, parseJobId, parseNodeAddr, parseSacct, parseSqueue, sacctArgv, sbatchArgv, scontrolNodeArgv, squeueArgv, type JobInfo, type JobRequest, type JobState } from './commands';
+import { finishArgv, hostnamesArgv, parseHostnames, parseJobId, parseNodeAddr, parseSacct, parseSqueue, sacctArgv, sbatchArgv, scontrolNodeArgv, squeueArgv, type JobInfo, type JobRequest, type JobState } from './commands';
 
 /** sbatch refused the job (no such partition, more GPUs than a node has, a bad account): the run skips the candidate with this text. */
 export class SubmitRefused extends Error {
@@ -109,6 +109,13 @@ export class SlurmCluster {
       if (live.length === 0) return;
       await sleep(200);
     }
+  }
+
+  /** A job's node list (`n[1-2]`) as node names, its first node (the head) first; the list itself when scontrol cannot expand it. */
+  async hostnames(nodeList: string): Promise<string[]> {
+    const r = await this.cmd(hostnamesArgv(nodeList)).catch(() => undefined);
+    const names = r && r.code === 0 ? parseHostnames(r.stdout) : [];
+    return names.length > 0 ? names : nodeList.split(',').filter((n) => n !== '');
   }
 
   /** The address a node is reached at (NodeAddr), else its name. */

@@ -6,9 +6,11 @@ export interface JobRequest {
   account?: string;
   qos?: string;
   timeLimit: string;
-  /** GRES name and count: `--gres=gpu:2`; no GRES when gpus is 0. */
+  /** GRES name and count per node: `--gres=gpu:2`; no GRES when gpus is 0. */
   gres: string;
   gpus: number;
+  /** Nodes the job spans (one task on each); 1 when absent. */
+  nodes?: number;
   constraint?: string;
   /** The whole node (real engines: no neighbour, no port clash); false packs jobs by GPU. */
   exclusive: boolean;
@@ -30,7 +32,9 @@ export function finishArgv(id: string): string[] {
 }
 
 export function sbatchArgv(r: JobRequest): string[] {
-  const argv = ['sbatch', '--parsable', `--job-name=${r.name}`, `--time=${r.timeLimit}`, '--nodes=1', '--ntasks=1', `--output=${r.output}`, `--chdir=${r.chdir}`];
+  const nodes = r.nodes ?? 1;
+  const shape = nodes > 1 ? [`--nodes=${nodes}`, `--ntasks=${nodes}`, '--ntasks-per-node=1'] : ['--nodes=1', '--ntasks=1'];
+  const argv = ['sbatch', '--parsable', `--job-name=${r.name}`, `--time=${r.timeLimit}`, ...shape, `--output=${r.output}`, `--chdir=${r.chdir}`];
   if (r.partition) argv.push(`--partition=${r.partition}`);
   if (r.account) argv.push(`--account=${r.account}`);
   if (r.qos) argv.push(`--qos=${r.qos}`);
@@ -52,11 +56,17 @@ export interface StepOptions {
   /** GPUs the step uses (the server: all of the job's; the client: none). */
   gres?: string;
   containerImage?: string;
+  /** A step on every node of a multi-node job (one task each); 1 when absent. */
+  nodes?: number;
+  /** The node a one-task step runs on (a multi-node job's head); Slurm's choice when absent. */
+  nodelist?: string;
 }
 
 /** A step inside a running job: shares the job's allocation with the other steps (`--overlap`). */
 export function srunArgv(o: StepOptions, argv: readonly string[]): string[] {
-  const out = ['srun', `--jobid=${o.jobId}`, '--overlap', '--nodes=1', '--ntasks=1', '--export=ALL'];
+  const nodes = o.nodes ?? 1;
+  const shape = nodes > 1 ? [`--nodes=${nodes}`, `--ntasks=${nodes}`, '--ntasks-per-node=1'] : ['--nodes=1', '--ntasks=1', ...(o.nodelist ? [`--nodelist=${o.nodelist}`] : [])];
+  const out = ['srun', `--jobid=${o.jobId}`, '--overlap', ...shape, '--export=ALL'];
   if (o.gres) out.push(`--gres=${o.gres}`);
   if (o.containerImage) out.push(`--container-image=${o.containerImage}`);
   return [...out, '--', ...argv];
@@ -134,6 +144,18 @@ export function parseSacct(stdout: string): JobInfo[] {
     out.push({ id, state: stateOf(state), nodes: nodes ?? '', ...(s ? { start: s } : {}), ...(e ? { end: e } : {}) });
   }
   return out;
+}
+
+/** A node list (`n[1-2],gpu07`) as its node names, in order: Slurm's own expansion. */
+export function hostnamesArgv(nodeList: string): string[] {
+  return ['scontrol', 'show', 'hostnames', nodeList];
+}
+
+export function parseHostnames(stdout: string): string[] {
+  return stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 }
 
 export function scontrolNodeArgv(node: string): string[] {

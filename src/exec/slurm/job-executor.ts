@@ -4,10 +4,16 @@
 import type { LocalExecutor } from '../local';
 import type { ConnectionLostError, Executor, PortForward, RunOptions, RunResult, ServerProcess, StartSpec } from '../types';
 import { srunAllocationArgv, srunArgv, type AllocationOptions } from './commands';
+import { headArgv, multiNodeScript, type MultiNodeSpec } from './multinode';
 
 export interface JobPlace {
   jobId: string;
+  /** The node its one-task steps (the client, a port probe) run on: a multi-node job's head. */
   node: string;
+  /** Every node of the job, the head first (a multi-node server's step spans them all). */
+  nodes?: readonly string[];
+  /** Set when the job spans nodes: the server (a start whose argv begins with `serverArgv`) runs as the framework's multi-node launch, one task per node; every other step runs on the head. */
+  multiNode?: MultiNodeSpec & { serverArgv: readonly string[] };
   /** NodeAddr of the node: where its servers listen. */
   address: string;
   partition?: string;
@@ -16,6 +22,8 @@ export interface JobPlace {
 
 export class SlurmJobExecutor implements Executor {
   readonly target: string;
+  /** srun forwards its stdin to the step's task: a client step can serve every trial of the job. */
+  readonly pipesStdin = true;
 
   constructor(
     private readonly login: LocalExecutor,
@@ -29,7 +37,26 @@ export class SlurmJobExecutor implements Executor {
   }
 
   private step(argv: readonly string[]): string[] {
-    return srunArgv({ jobId: this.place.jobId, ...(this.place.containerImage ? { containerImage: this.place.containerImage } : {}) }, argv);
+    const head = this.place.multiNode ? { nodelist: this.place.node } : {};
+    return srunArgv({ jobId: this.place.jobId, ...head, ...(this.place.containerImage ? { containerImage: this.place.containerImage } : {}) }, argv);
+  }
+
+  /** The server's step on a multi-node job: every node runs `sh -c SCRIPT`, which execs its rank's command. */
+  private serverStep(argv: readonly string[]): string[] {
+    const m = this.place.multiNode;
+    if (!m || !startsWith(argv, m.serverArgv)) return this.step(argv);
+    return srunArgv({ jobId: this.place.jobId, nodes: m.nodes, ...(this.place.containerImage ? { containerImage: this.place.containerImage } : {}) }, ['sh', '-c', multiNodeScript(m, argv)]);
+  }
+
+  /** Every node of the job, the head first. */
+  nodes(): readonly string[] {
+    return this.place.nodes ?? [this.place.node];
+  }
+
+  /** On a multi-node job, the head's command: the candidate's argv with the node count, rank 0 and head address words. */
+  headCommand(): readonly string[] | undefined {
+    const m = this.place.multiNode;
+    return m ? headArgv(m, m.serverArgv) : undefined;
   }
 
   run(cmd: readonly string[], opts?: RunOptions): Promise<RunResult> {
@@ -38,7 +65,7 @@ export class SlurmJobExecutor implements Executor {
 
   /** The step's srun is our child, in a process group of its own: stopping it signals srun, which signals the step. */
   start(spec: StartSpec): Promise<ServerProcess> {
-    return this.login.start({ ...spec, argv: this.step(spec.argv) });
+    return this.login.start({ ...spec, argv: this.serverStep(spec.argv) });
   }
 
   forward(remotePort: number): Promise<PortForward> {
@@ -65,6 +92,11 @@ export class SlurmJobExecutor implements Executor {
   close(): Promise<void> {
     return this.login.close();
   }
+}
+
+/** The server's start: the candidate's argv, with what the launch adds after it (a secret's file flag). */
+function startsWith(argv: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length > 0 && argv.length >= prefix.length && prefix.every((w, i) => w === argv[i]);
 }
 
 /** Commands before any job exists (a framework's --help and version): each an srun allocation of its own; no server starts here. */

@@ -1,0 +1,117 @@
+// A candidate across several Slurm nodes: how its GPUs split over nodes, and the framework's own multi-node launch as one `sh -c` script that every task of one srun step runs (only the node rank is expanded there, from SLURM_NODEID).
+import { shlexJoin, shlexQuote } from '../../core/candidates/shell';
+import type { FrameworkKey } from '../../core/frameworks/types';
+
+/** torch.distributed's usual rendezvous port: the head's address for the other ranks when the engine is real (the whole node is the job's). */
+export const DEFAULT_DIST_PORT = 29500;
+
+export interface NodeSplit {
+  nodes: number;
+  gpusPerNode: number;
+}
+
+export interface SplitAsk {
+  gpus: number;
+  /** The partition's largest node. */
+  nodeGpus: number;
+  /** Nodes in the partition. */
+  partitionNodes: number;
+  /** The plan's hardware.multi_node. */
+  multiNode: boolean;
+  /** Nodes the candidate's own flags or the plan name (`nnodes`), if any. */
+  nodes?: number;
+}
+
+/** How a launch's GPUs go onto nodes: one node when they fit and no node count is asked for, else K equal shares; a reason when that cannot be. */
+export function splitOverNodes(a: SplitAsk, gres = 'gpu'): NodeSplit | { refused: string } {
+  const wanted = a.nodes !== undefined && a.nodes > 1 ? a.nodes : undefined;
+  if (wanted === undefined && a.gpus <= a.nodeGpus) return { nodes: 1, gpusPerNode: a.gpus };
+  if (!a.multiNode) {
+    const why = wanted !== undefined ? `asks for ${wanted} nodes` : `needs ${a.gpus} GPUs (--gres=${gres}:${a.gpus}) on one node; the nodes of the partition have at most ${a.nodeGpus}`;
+    return { refused: `${why}, and hardware.multi_node is not true in the plan` };
+  }
+  const nodes = wanted ?? Math.ceil(a.gpus / Math.max(1, a.nodeGpus));
+  if (a.gpus % nodes !== 0) return { refused: `${a.gpus} GPUs do not split evenly over ${nodes} nodes (an engine's ranks need the same GPUs on every node)` };
+  const per = a.gpus / nodes;
+  if (per > a.nodeGpus) return { refused: `needs ${per} GPUs on each of ${nodes} nodes (--gres=${gres}:${per}); the nodes of the partition have at most ${a.nodeGpus}` };
+  if (nodes > a.partitionNodes) return { refused: `needs ${nodes} nodes of ${per} GPUs; the partition has ${a.partitionNodes} node${a.partitionNodes === 1 ? '' : 's'}` };
+  return { nodes, gpusPerNode: per };
+}
+
+/** Why a framework is not launched across nodes here, or undefined when it is. */
+export function multiNodeUnsupported(fw: FrameworkKey): string | undefined {
+  if (fw !== 'tensorrt_llm') return undefined;
+  // trtllm-serve spans nodes as one MPI world: one task per GPU under `srun --mpi=pmix`, wrapped in trtllm-llmapi-launch
+  // (TensorRT-LLM's examples/llm-api/llm_mgmn_trtllm_serve.sh); not a per-node launch with a rank flag.
+  return 'TensorRT-LLM runs across nodes as one MPI world (trtllm-llmapi-launch under srun --mpi=pmix, one task per GPU), which autobench does not launch yet';
+}
+
+export interface MultiNodeSpec {
+  framework: FrameworkKey;
+  nodes: number;
+  /** Where the other ranks reach the head (rank 0): its NodeAddr. */
+  headAddress: string;
+  /** The head's rendezvous port (SGLang's --dist-init-addr port, vLLM's --master-port). */
+  port: number;
+}
+
+/** Flags the multi-node launch owns: dropped from the candidate's argv (its own `nnodes` included) before ours are added. */
+const OWNED: Record<string, { words: readonly string[]; valued: boolean }> = {
+  nnodes: { words: ['--nnodes', '-n'], valued: true },
+  node_rank: { words: ['--node-rank', '-r'], valued: true },
+  dist_init_addr: { words: ['--dist-init-addr', '--nccl-init-addr'], valued: true },
+  master_addr: { words: ['--master-addr'], valued: true },
+  master_port: { words: ['--master-port'], valued: true },
+  headless: { words: ['--headless'], valued: false },
+};
+
+/** The spellings each framework's CLI uses: vLLM's short -n/-r only there. */
+function ownedWords(fw: FrameworkKey): Array<{ word: string; valued: boolean }> {
+  const out: Array<{ word: string; valued: boolean }> = [];
+  for (const { words, valued } of Object.values(OWNED)) {
+    for (const w of words) if (fw === 'vllm' || w.startsWith('--')) out.push({ word: w, valued });
+  }
+  return out;
+}
+
+/** The candidate's argv without the multi-node flags (`--nnodes 2`, `--node-rank=0`, ...). */
+export function withoutMultiNodeFlags(fw: FrameworkKey, argv: readonly string[]): string[] {
+  const owned = ownedWords(fw);
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const hit = owned.find((o) => a === o.word || (o.valued && a.startsWith(`${o.word}=`)));
+    if (!hit) {
+      out.push(a);
+      continue;
+    }
+    if (hit.valued && a === hit.word) i++;
+  }
+  return out;
+}
+
+/** Where the script puts the step's rank: `"$SLURM_NODEID"`, unquoted on purpose (every other word is quoted). */
+const RANK = Symbol('rank');
+
+/** The words a rank adds: `rank` is a number for the recorded head command, RANK inside the script. */
+function rankWords(m: MultiNodeSpec, rank: string | typeof RANK, head: boolean): Array<string | typeof RANK> {
+  if (m.framework === 'vllm') return ['--nnodes', String(m.nodes), '--node-rank', rank, '--master-addr', m.headAddress, '--master-port', String(m.port), ...(head ? [] : ['--headless'])];
+  return ['--nnodes', String(m.nodes), '--node-rank', rank, '--dist-init-addr', `${m.headAddress}:${m.port}`];
+}
+
+/** The head's (rank 0) command as it runs: what a multi-node row records. */
+export function headArgv(m: MultiNodeSpec, argv: readonly string[]): string[] {
+  return [...withoutMultiNodeFlags(m.framework, argv), ...(rankWords(m, '0', true) as string[])];
+}
+
+/**
+ * The script every task of the server's step runs (`sh -c SCRIPT`): rank 0 execs exactly the recorded head command,
+ * the others the same words with their rank (from the step's SLURM_NODEID) and, for vLLM, --headless. Every word is
+ * shell-quoted; `"$SLURM_NODEID"` is the only expansion.
+ */
+export function multiNodeScript(m: MultiNodeSpec, argv: readonly string[]): string {
+  const base = withoutMultiNodeFlags(m.framework, argv);
+  const head = shlexJoin(headArgv(m, argv));
+  const other = [...base, ...rankWords(m, RANK, false)].map((w) => (w === RANK ? '"$SLURM_NODEID"' : shlexQuote(w))).join(' ');
+  return `case "$SLURM_NODEID" in 0) exec ${head} ;; *) exec ${other} ;; esac`;
+}
