@@ -123,6 +123,8 @@ export const RUN_OPTIONS = {
   quiet: { type: 'boolean' },
   'max-parallel': { type: 'string' },
   'sim-on-nodes': { type: 'boolean' },
+  'secret-env': { type: 'string', multiple: true },
+  'allow-plan-secrets': { type: 'boolean' },
 } as const;
 
 /** The parsed option values of `autobench run`. */
@@ -143,6 +145,17 @@ function parseGpus(v: string | undefined): number[] | undefined {
   });
 }
 
+/** `--secret-env HF_TOKEN --secret-env A,B`: names of environment variables, never values. */
+function parseSecretEnv(v: readonly string[] | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  const names = v.flatMap((x) => x.split(',')).map((x) => x.trim());
+  for (const n of names) {
+    // The word may be a value given by mistake: never echoed.
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new UsageError('--secret-env takes the NAME of an environment variable (e.g. --secret-env HF_TOKEN), not a value; set the value in the environment');
+  }
+  return [...new Set(names)];
+}
+
 /** The run's options from the command line (every value checked before anything runs). */
 export function optionsFrom(values: RunValues, planPath: string): Omit<RunOptions, 'planText'> {
   const tier = parseTier(values.tier);
@@ -160,6 +173,7 @@ export function optionsFrom(values: RunValues, planPath: string): Omit<RunOption
   const finalists = wholeNumber('finalists', values.finalists, 1);
   const simExtraOptions = simExtra(values);
   const health = positiveNumber('health-timeout', values['health-timeout']);
+  const secretEnv = parseSecretEnv(values['secret-env']);
   return {
     planPath,
     target,
@@ -180,6 +194,8 @@ export function optionsFrom(values: RunValues, planPath: string): Omit<RunOption
     ...(gpus ? { gpus } : {}),
     ...(health ? { healthTimeoutS: health } : {}),
     ...slurmOptions(values, target),
+    ...(secretEnv ? { secretEnv } : {}),
+    ...(values['allow-plan-secrets'] ? { allowPlanSecrets: true } : {}),
     renderHtml: reportPage,
   };
 }

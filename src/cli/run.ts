@@ -2,7 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DEFAULT_SEARCH_STRATEGY } from '../core/plan/strategy';
-import { planOf, runPlan, PlanError, RunDirInUseError, type RunOptions, type RunResult } from '../runner';
+import { planOf, runPlan, PlanError, processEnvSecrets, RunDirInUseError, type RunOptions, type RunResult } from '../runner';
+import type { RunPlan } from '../core/plan/types';
+import { MissingSecretError, readsConfigFile, runSecrets, secretsLines } from '../runner/run-secrets';
+import { DEFAULT_SECRET_NAMES } from '../runner/target';
+import { redactingStream } from './redacting-stream';
 import { styleFor } from './colors';
 import { parseCommand, usageLines } from './args';
 import { EnvironmentError, UsageError, errnoText } from './errors';
@@ -74,12 +78,18 @@ options:
                         (default on sim: the simulated engine's own)
   --gpus LIST           GPU ids the servers use, checked free with nvidia-smi
   --health-timeout S    seconds a server gets to answer GET /v1/models
+  --secret-env NAME     send the environment variable NAME to every server (by
+                        name, never on a command line); repeat or list: A,B
+  --allow-plan-secrets  run a plan that has a secret written into it (it stops
+                        with the file and line otherwise)
   --quiet               no progress output, only the summary
   -h, --help            show this help
 
-HF_TOKEN and similar variables reach the servers by name from the environment;
-no artifact ever holds their values. Ctrl-C stops the current server and keeps
-every finished row (continue with --resume).
+Secrets go to the servers only when named: --secret-env HF_TOKEN, or the plan's
+secrets: block (api_key, server_env, headers), each a variable's name. The run
+prints which names go to which target; no file, log, row or stderr line ever
+holds their values. Ctrl-C stops the current server and keeps every finished
+row (continue with --resume).
 
 Every option, the plan and the run directory are checked before a server starts.
 
@@ -98,6 +108,18 @@ interface Prepared {
   opts: RunOptions;
   values: RunValues;
   planPath: string;
+  /** What goes where (names only), and the values stderr must never show. */
+  secrets: { lines: string[]; values: string[] };
+}
+
+/** The run's secrets as the runner will decide them: the lines that say which names go to the target, and the values to keep off stderr. */
+function secretsOf(opts: RunOptions, plan: RunPlan): Prepared['secrets'] {
+  const s = runSecrets(plan.secrets, opts.secretEnv ?? [], processEnvSecrets);
+  const frameworks = plan.frameworks.filter((f) => f.status === 'run').map((f) => ({ framework: f.framework, readsConfigFile: readsConfigFile(plan, f.framework, opts.container !== undefined) }));
+  const lines = secretsLines(s, opts.target, frameworks);
+  const held = DEFAULT_SECRET_NAMES.filter((n) => process.env[n] && !s.serverEnv.includes(n));
+  if (held.length) lines.push(`note: ${held.join(', ')} ${held.length > 1 ? 'are' : 'is'} set here but not sent to the servers; pass --secret-env ${held[0]} (or list it in the plan's secrets.server_env) to send it`);
+  return { lines, values: s.values };
 }
 
 /** Every option, the plan and the run directory checked, before any target is opened or server started. */
@@ -125,9 +147,16 @@ function prepare(argv: string[], io: CliIO): Prepared | number {
     if (e instanceof PlanError) return planFailed(io, planPath, e);
     throw e;
   }
+  let secrets: Prepared['secrets'];
+  try {
+    secrets = secretsOf(opts, opts.plan as RunPlan);
+  } catch (e) {
+    if (e instanceof MissingSecretError) throw new EnvironmentError(e.message);
+    throw e;
+  }
   // The run directory must take rows before the first server starts, not after the last trial.
   checkOutputFolder(opts.outDir, values.out !== undefined ? '--out' : 'the run directory');
-  return { opts, values, planPath };
+  return { opts, values, planPath, secrets };
 }
 
 /** `autobench run`; usage errors and bugs become messages and exit statuses in main's catch. */
@@ -135,6 +164,9 @@ export async function runRun(argv: string[], io: CliIO): Promise<number> {
   const prepared = prepare(argv, io);
   if (typeof prepared === 'number') return prepared;
   const { opts, values, planPath } = prepared;
+  // Every line to stderr from here on, the runner's texts included, loses the run's secret values.
+  io = { ...io, err: redactingStream(io.err, prepared.secrets.values) };
+  for (const l of prepared.secrets.lines) io.err.write(`${l}\n`);
   const progress = new Progress(io, Boolean(values.quiet));
   const abort = new AbortController();
   let interrupts = 0;

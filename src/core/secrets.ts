@@ -87,3 +87,8 @@ export function redactArgv(argv: readonly string[]): string[] {
     return redactSecrets(a);
   });
 }
+
+/** A `key: value` whose key says it holds a secret (`api_key`, `hf_token`) and whose value is one (not `none`, not empty). */
+export function secretNamedValue(key: string, value: string): boolean {
+  return SECRET_NAME.test(key) && value.trim() !== '' && !NONE.test(value.trim());
+}

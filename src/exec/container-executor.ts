@@ -123,6 +123,7 @@ export class ContainerExecutor implements Executor {
       ...(spec.secretEnv ? { secretEnv: spec.secretEnv } : {}),
       ...(spec.logFile ? { logFile: spec.logFile } : {}),
       ...(spec.tailLines ? { tailLines: spec.tailLines } : {}),
+      ...(spec.redactValues ? { redactValues: spec.redactValues } : {}),
     };
     if (this.opts.mode.kind === 'run') {
       const name = this.newName('server');

@@ -68,6 +68,7 @@ function spawnStarted(child: ChildProcess): Promise<void> {
 
 export class LocalExecutor implements Executor {
   readonly target = 'local';
+  readonly pipesStdin = true;
   private readonly secrets: SecretSource;
   private readonly baseEnv: NodeJS.ProcessEnv;
   private readonly live = new Set<LocalServer>();
@@ -127,15 +128,17 @@ export class LocalExecutor implements Executor {
     const sink = new LogSink({
       file: spec.logFile,
       tailLines: spec.tailLines,
-      secretValues: [...secrets.values()],
+      secretValues: [...secrets.values(), ...(spec.redactValues ?? [])],
       onLine: spec.onLine,
     });
     const child = spawn(file, args, {
       cwd: spec.cwd,
       env: childEnv(this.baseEnv, spec, secrets),
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [spec.stdin ?? 'ignore', 'pipe', 'pipe'],
     });
+    // A stdin written after the process died fails with EPIPE: write() then says false.
+    child.stdin?.on('error', () => undefined);
     child.stdout?.on('data', (c: Buffer) => sink.write('stdout', c));
     child.stderr?.on('data', (c: Buffer) => sink.write('stderr', c));
     const exited = exitOf(child);
@@ -212,6 +215,17 @@ class LocalServer implements ServerProcess {
 
   get running(): boolean {
     return !this.done;
+  }
+
+  write(text: string): boolean {
+    const w = this.child.stdin;
+    if (!w || w.destroyed || w.writableEnded || this.done) return false;
+    w.write(text);
+    return true;
+  }
+
+  endInput(): void {
+    this.child.stdin?.end();
   }
 
   onExit(listener: (info: ExitInfo) => void): void {

@@ -3,6 +3,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { shlexQuote } from '../core/candidates/shell';
 import { redactSecrets } from '../core/secrets';
 
 // A line longer than this is written in pieces; a secret straddling the cut could survive, which a
@@ -13,7 +14,9 @@ const REDACTED = '<redacted>';
 /** Exact secret values first (they may not look token-shaped), then the token-shape patterns. */
 export function makeRedactor(secretValues: readonly string[]): (text: string) => string {
   // Very short values would redact ordinary words; longer ones first so a prefix never wins.
-  const values = [...new Set(secretValues.filter((v) => v.length >= 4))].sort((a, b) => b.length - a.length);
+  // Each value also as JSON and a shell would write it: a value with a quote or a backslash is stored escaped.
+  const forms = secretValues.filter((v) => v.length >= 4).flatMap((v) => [v, JSON.stringify(v).slice(1, -1), shlexQuote(v)]);
+  const values = [...new Set(forms)].sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
     for (const v of values) out = out.replaceAll(v, REDACTED);

@@ -218,7 +218,7 @@ export class SshExecutor implements Executor {
     const sink = new LogSink({
       file: spec.logFile,
       tailLines: spec.tailLines,
-      secretValues: [...secrets.values()],
+      secretValues: [...secrets.values(), ...(spec.redactValues ?? [])],
       onLine: spec.onLine,
     });
     let opened: { channel: ClientChannel; conn: LiveConn };

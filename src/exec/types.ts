@@ -47,8 +47,12 @@ export interface StartSpec extends EnvOptions {
   logFile?: string;
   /** Lines kept for logTail(); default 200. */
   tailLines?: number;
+  /** More values to redact from its output (a secret that reached it some other way than secretEnv: an argv word). */
+  redactValues?: readonly string[];
   /** Sees every redacted output line first; returning true keeps it out of the log and the tail. */
   onLine?: (line: string) => boolean | void;
+  /** 'pipe': the process gets a stdin to write (ServerProcess.write) where the executor has `pipesStdin`; else none. */
+  stdin?: 'pipe';
 }
 
 export interface ExitInfo {
@@ -70,6 +74,9 @@ export interface ServerProcess {
   readonly pgid: number;
   readonly exited: Promise<ExitInfo>;
   readonly running: boolean;
+  /** Started with `stdin: 'pipe'` on an executor that `pipesStdin`: writes to its stdin (false once it is gone); endInput() closes it. */
+  write?(text: string): boolean;
+  endInput?(): void;
   onExit(listener: (info: ExitInfo) => void): void;
   /** The last n redacted output lines (default: all kept). */
   logTail(n?: number): string[];
@@ -109,6 +116,8 @@ export interface Executor {
    * files are on a shared file system, where removing them needs no job step).
    */
   remove?(remotePath: string): Promise<void>;
+  /** start() honours `stdin: 'pipe'` (a long-lived client fed over its stdin: runner/host-session.ts). */
+  readonly pipesStdin?: boolean;
   /** Called when the transport to the target breaks; returns an unsubscribe function. */
   onConnectionLost(listener: (err: ConnectionLostError) => void): () => void;
   /** Stops every server still running, then releases the transport. */

@@ -38,7 +38,8 @@ export async function pickCandidate(d: PickDeps, uriArg: unknown, fwArg: unknown
   if (!chosen) return undefined;
   const actions: Array<vscode.QuickPickItem & { action: CandidateAction }> = [
     { label: '$(go-to-file) Open in the commands listing', action: 'open' },
-    { label: `$(play) Run ${chosen.id}`, description: chosen.problems ? 'it has errors: the run skips it' : '', action: 'run' },
+    // Restricted Mode runs nothing: no Run entry (runs.ts would refuse it anyway).
+    ...(vscode.workspace.isTrusted ? [{ label: `$(play) Run ${chosen.id}`, description: chosen.problems ? 'it has errors: the run skips it' : '', action: 'run' as const }] : []),
     { label: '$(copy) Copy the command', description: chosen.command, action: 'copy' },
   ];
   const action = given?.action ?? (await vscode.window.showQuickPick(actions, { title: `${framework} ${chosen.id}` }))?.action;

@@ -19,6 +19,7 @@ export const COMMAND_IDS = {
   deleteRun: 'autobench.deleteRun',
   rerunRun: 'autobench.rerunRun',
   resumeRun: 'autobench.resumeRun',
+  revokeSecretApprovals: 'autobench.revokeSecretApprovals',
 } as const;
 
 export type CommandId = (typeof COMMAND_IDS)[keyof typeof COMMAND_IDS];

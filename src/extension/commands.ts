@@ -9,6 +9,7 @@ import { pickCandidate, type CandidateAction } from './candidate-pick';
 import { captureHelp } from './help-capture';
 import { optionsOf } from './run-inputs';
 import { selectTarget, setHfToken } from './run-setup';
+import { revokeApprovals } from './secret-consent';
 import type { Runs } from './runs';
 import { compareRuns, deleteRun, openRunLog, openRunRows, runPick, workspaceRuns, type RunsView } from './runs-view';
 import type { SummaryPanels } from './summary-panel';
@@ -113,6 +114,7 @@ export function commandTable(d: CommandDeps): Record<CommandId, CommandHandler> 
     [COMMAND_IDS.deleteRun]: (run) => deleteRun(run, d.runsView),
     [COMMAND_IDS.rerunRun]: (run, opts) => d.runs.again(run, 'rerun', optionsOf(opts)),
     [COMMAND_IDS.resumeRun]: (run, opts) => d.runs.again(run, 'resume', optionsOf(opts)),
+    [COMMAND_IDS.revokeSecretApprovals]: (given) => revokeApprovals(d.ctx.extension, d.ctx.log, given),
   };
 }
 

@@ -9,6 +9,7 @@ import { RUNS_FOLDER, RUNS_VIEW_ID, RunsView } from './runs-view';
 import { affectsSettings, readServerSettings } from './settings';
 import { registerStatusBar } from './status-bar';
 import { SUMMARY_VIEW_TYPE, SummaryPanels } from './summary-panel';
+import { refreshLenses } from './trust';
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel('Autobench', { log: true });
@@ -20,7 +21,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsSettings(e)) ctx.pushSettings();
     }),
+    // Trusted now: the Run lenses come back, and the workspace's restricted settings (run target, hosts) apply.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      log.info('workspace trusted: runs are enabled');
+      ctx.pushSettings();
+      refreshLenses(ctx.client);
+    }),
   );
+  if (!vscode.workspace.isTrusted) log.info('Restricted Mode: configs are checked; runs, help capture and target probes are disabled until the workspace is trusted');
   const summaries = new SummaryPanels(context, log);
   ctx.pushExtension(vscode.window.registerWebviewPanelSerializer(SUMMARY_VIEW_TYPE, summaries.serializer()));
   const runsView = new RunsView();

@@ -4,11 +4,15 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { captureHelpSnapshots, PlanError } from '../runner';
 import type { AutobenchContext } from './context';
-import { askHostKey, helpDirOf, secretsOf, simBinDir, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
+import { askHostKey, helpDirOf, simBinDir, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
+import { withoutSecretVariables } from './secret-approvals';
+import { refuseUntrusted, type Refusal } from './trust';
 import { writeHelpDir } from './settings';
 
 /** Resolves with the snapshot files written, or undefined when nothing could be captured. */
-export async function captureHelp(ctx: AutobenchContext, uriArg: unknown, opts: RunCommandOptions): Promise<string[] | undefined> {
+export async function captureHelp(ctx: AutobenchContext, uriArg: unknown, opts: RunCommandOptions): Promise<string[] | Refusal | undefined> {
+  const refused = refuseUntrusted('capture --help texts from a target', ctx.log);
+  if (refused) return refused;
   const uri = uriOf(uriArg);
   if (!uri) {
     void vscode.window.showInformationMessage('Autobench: open a plan or config to capture its frameworks\' --help texts.');
@@ -27,7 +31,9 @@ export async function captureHelp(ctx: AutobenchContext, uriArg: unknown, opts: 
         target,
         dir,
         ...(simBin ? { simBinDir: simBin } : {}),
-        secrets: await secretsOf(ctx.extension.secrets),
+        // `--help` needs no secret: none is sent, and none is inherited from this process.
+        secrets: () => undefined,
+        baseEnv: withoutSecretVariables(process.env),
         hostKeyPrompt: askHostKey,
       }),
     );

@@ -5,6 +5,7 @@ import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerO
 import { LANGUAGE_SERVER_ID } from '../shared/protocol';
 import type { AutobenchContext, DisposalScope } from './context';
 import { readServerSettings } from './settings';
+import { lensesForTrust } from './trust';
 
 export function createLanguageClient(ctx: AutobenchContext, scope: DisposalScope): LanguageClient {
   const module = ctx.extension.asAbsolutePath(path.join('dist', 'server.js'));
@@ -23,6 +24,10 @@ export function createLanguageClient(ctx: AutobenchContext, scope: DisposalScope
     initializationOptions: readServerSettings(),
     outputChannel: ctx.log,
     synchronize: { fileEvents: helpWatcher },
+    // Restricted Mode: no Run lens (trust.ts); asked each time, so trusting the workspace brings them back.
+    middleware: {
+      provideCodeLenses: async (document, token, next) => lensesForTrust(await next(document, token), vscode.workspace.isTrusted),
+    },
   };
   return new LanguageClient(LANGUAGE_SERVER_ID, 'Autobench', serverOptions, clientOptions);
 }

@@ -2,7 +2,7 @@
 import { accessSync, chmodSync, constants, existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { processEnvSecrets, type HostKeyPrompt, type SecretSource } from '../runner';
+import type { HostKeyPrompt } from '../runner';
 import { readSettings } from './settings';
 import { slurmRunOptions } from './settings-model';
 
@@ -16,10 +16,14 @@ export interface RunCommandOptions {
   target?: string;
   /** Simulated engine speed-up (target sim only). */
   simSpeed?: number;
+  /** Re-measurements of each finalist on fresh servers (the runner's default 3; 0: none). */
+  repeats?: number;
   /** "Run candidate…" without the quick pick. */
   candidate?: string;
   /** A framework with errors: 'ask' first (the default), or 'run' without asking (a caller that already knows). */
   ifErrors?: 'ask' | 'run';
+  /** The answer to "Send NAME to TARGET?" instead of the modal: honoured only in ExtensionMode.Test (runs.ts). */
+  secretAnswer?: 'once' | 'always' | 'no';
 }
 
 /** The config a command is about: its argument (string or Uri), else the active file. */
@@ -38,8 +42,10 @@ export function optionsOf(arg: unknown): RunCommandOptions {
   if (a.wait === true) out.wait = true;
   if (typeof a.target === 'string') out.target = a.target;
   if (typeof a.simSpeed === 'number' && a.simSpeed > 0) out.simSpeed = a.simSpeed;
+  if (typeof a.repeats === 'number' && Number.isInteger(a.repeats) && a.repeats >= 0) out.repeats = a.repeats;
   if (typeof a.candidate === 'string') out.candidate = a.candidate;
   if (a.ifErrors === 'ask' || a.ifErrors === 'run') out.ifErrors = a.ifErrors;
+  if (a.secretAnswer === 'once' || a.secretAnswer === 'always' || a.secretAnswer === 'no') out.secretAnswer = a.secretAnswer;
   return out;
 }
 
@@ -85,14 +91,8 @@ export async function askHostKey(p: HostKeyPrompt): Promise<boolean> {
   return pick === trust;
 }
 
-/** The secrets kept in SecretStorage, by the variable name servers get them as: HF_TOKEN (what a run worker receives over IPC). */
+/** The secrets kept in SecretStorage, by the variable name servers get them as: HF_TOKEN (offered to a run's target only with the user's approval: secret-consent.ts). */
 export async function storedSecrets(secrets: vscode.SecretStorage): Promise<Record<string, string>> {
   const token = await secrets.get(HF_TOKEN_KEY);
   return token ? { HF_TOKEN: token } : {};
-}
-
-/** HF_TOKEN from SecretStorage (read once before the run: the runner's lookup is synchronous); others from the environment. */
-export async function secretsOf(secrets: vscode.SecretStorage): Promise<SecretSource> {
-  const stored = await storedSecrets(secrets);
-  return (name) => (Object.prototype.hasOwnProperty.call(stored, name) ? stored[name] : processEnvSecrets(name));
 }

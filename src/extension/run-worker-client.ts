@@ -4,6 +4,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { PlanError, RunDirInUseError, type HostKeyPrompt, type RunHooks, type RunResult } from '../runner';
+import { withoutSecretVariables } from './secret-approvals';
 import { isMessage, WORKER_SERIALIZATION, type FromWorker, type ToWorker, type WorkerFailure, type WorkerRunOptions } from './run-worker-protocol';
 
 /** How the worker process is started. */
@@ -12,7 +13,7 @@ export interface WorkerProcess {
   file: string;
   /** Node options of the worker; default none (never the extension host's own, e.g. --inspect). */
   execArgv?: string[];
-  /** The worker's environment; default this process's. Never put a secret here: pass it in the request. */
+  /** The worker's environment; default this process's. Variables named like secrets, and the run's secret names, are dropped: secrets travel in the request. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** How long a cancelled run may take to tear its servers down before the worker is killed (default 60 s). */
@@ -22,7 +23,7 @@ export interface WorkerProcess {
 /** The run, split into what crosses the process boundary and the parent's side of the hooks that cannot. */
 export interface WorkerRunRequest {
   options: WorkerRunOptions;
-  /** Secret values by name (HF_TOKEN from SecretStorage); other names are looked up in the worker's environment. */
+  /** Secret values by name, approved for the target; no other name gets a value (the worker has no environment fallback). */
   secrets?: Readonly<Record<string, string>>;
   /** Asked when the worker meets an unknown ssh host key. */
   hostKeyPrompt?: (prompt: HostKeyPrompt) => Promise<boolean>;
@@ -77,7 +78,8 @@ class WorkerRun {
     private readonly hooks: WorkerRunHooks,
     private readonly settle: (o: Outcome) => void,
   ) {
-    const env: NodeJS.ProcessEnv = { ...(proc.env ?? process.env) };
+    // Never a secret in the worker's environment: the local and sim targets hand it to their servers as their base.
+    const env = withoutSecretVariables(proc.env ?? process.env, [...(req.options.secretEnv ?? []), ...Object.keys(req.secrets ?? {})]);
     // Inside VS Code process.execPath is Electron, which fork() must ask to behave as plain Node.
     if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
     this.child = fork(proc.file, [], {

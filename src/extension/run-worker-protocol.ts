@@ -4,7 +4,8 @@
 // The worker streams every RunEvent as `event`, asks `host-key` questions the parent answers with
 // `host-key-answer`, and ends with one `result` or one `failed`. `cancel` may come at any time.
 // Functions cannot cross a process, so RunOptions travel without them: secrets as a name -> value
-// map (read by the extension beforehand; never in argv, the worker's environment or a log), the
+// map (read by the extension beforehand and approved for the target; never in argv, the worker's environment or a
+// log; the worker is started without secret-named variables), the
 // host-key prompt as a flag plus the question/answer pair, the HTML renderer as a flag (the worker
 // renders with the webview's own page).
 import type { HostKeyPrompt, RunEvent, RunOptions, RunResult } from '../runner';
@@ -19,7 +20,7 @@ export const NO_FUNCTION_OPTIONS: [FunctionKeys<WorkerRunOptions>] extends [neve
 export interface WorkerStart {
   type: 'start';
   options: WorkerRunOptions;
-  /** Secret values by variable name (e.g. HF_TOKEN from SecretStorage); names not here fall back to the worker's environment. */
+  /** Secret values by variable name, approved for the run's target; a name not here is not sent (no fallback to any environment). */
   secrets: Record<string, string>;
   /** The parent answers host-key questions; without it an unknown ssh host key is refused (or accepted per acceptNewHostKey). */
   hostKeyPrompt: boolean;

@@ -1,7 +1,7 @@
 // The run worker: a Node process of its own (dist/run-worker.js, forked by the extension) that runs runPlan, so the load
 // client stamps its timestamps on an event loop nothing else uses. It lives beside the extension, not in src/runner,
 // because it renders summary.html with the webview's report page and the runner never imports the webview.
-import { PlanError, processEnvSecrets, RunDirInUseError, runPlan, type HostKeyPrompt, type RunOptions } from '../runner';
+import { PlanError, RunDirInUseError, runPlan, type HostKeyPrompt, type RunOptions } from '../runner';
 import { reportPage } from '../webview/report-page';
 import { isMessage, type FromWorker, type ToWorker, type WorkerFailure, type WorkerStart } from './run-worker-protocol';
 
@@ -34,7 +34,8 @@ function serve(): void {
     const stored = m.secrets;
     const opts: RunOptions = {
       ...m.options,
-      secrets: (name) => (Object.prototype.hasOwnProperty.call(stored, name) ? stored[name] : processEnvSecrets(name)),
+      // Only what the extension sent (the values the user approved for this target): never this process's environment.
+      secrets: (name) => (Object.prototype.hasOwnProperty.call(stored, name) ? stored[name] : undefined),
       ...(m.hostKeyPrompt ? { hostKeyPrompt: askHostKey } : {}),
       ...(m.renderHtml ? { renderHtml: reportPage } : {}),
     };

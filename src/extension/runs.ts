@@ -11,13 +11,22 @@ import { PlanError, type RunEvent, type RunResult } from '../runner';
 import { PLAN_REQUEST, type PlanFinding, type PlanResult } from '../shared/protocol';
 import type { AutobenchContext } from './context';
 import { LivePanel } from './live-panel';
-import { askHostKey, helpDirOf, simBinDir, slurmOptionsOf, storedSecrets, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
+import { askHostKey, helpDirOf, simBinDir, slurmOptionsOf, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
 import { runPlanInWorker, type WorkerRunRequest } from './run-worker-client';
 import { RUNS_FOLDER, runOf } from './runs-view';
+import { secretsForRun } from './secret-consent';
 import type { SummaryPanels } from './summary-panel';
+import { refuseUntrusted, type Refusal } from './trust';
 
 /** What a waited-for run command returns: the runner's result and how many trial rows the live panel showed. */
-export type EditorRunResult = RunResult & { liveRows: number; notice: RunNotice; summaryCounts: string; problemAt?: Position; goTo?: vscode.Command };
+export type EditorRunResult = RunResult & { liveRows: number; notice: RunNotice; summaryCounts: string; problemAt?: Position; goTo?: vscode.Command; secrets: RunSecretNames };
+
+/** The run's secrets by name only: the questions asked, what went to the target and what did not. */
+export interface RunSecretNames {
+  asked: string[];
+  sent: string[];
+  withheld: string[];
+}
 
 /** The run-end warning's "Go to Line": opens the plan with the cursor on the problem. */
 function goToCommand(uri: vscode.Uri, at: Position): vscode.Command {
@@ -104,7 +113,9 @@ export class Runs {
     return choice === runAnyway;
   }
 
-  async start(uriArg: unknown, fwArg: unknown, which: Which, opts: RunCommandOptions): Promise<EditorRunResult | undefined> {
+  async start(uriArg: unknown, fwArg: unknown, which: Which, opts: RunCommandOptions): Promise<EditorRunResult | Refusal | undefined> {
+    const refused = refuseUntrusted('run its configs', this.ctx.log);
+    if (refused) return refused;
     const uri = uriOf(uriArg);
     const framework = typeof fwArg === 'string' ? fwArg : undefined;
     if (!uri || !framework) {
@@ -143,7 +154,9 @@ export class Runs {
    * A run of the Runs view again: `rerun` measures the plan it ran (its plan.yaml) with the same frameworks and
    * candidates into a new folder; `resume` continues it in its own folder, keeping every finished trial.
    */
-  async again(runArg: unknown, mode: 'rerun' | 'resume', opts: RunCommandOptions): Promise<EditorRunResult | undefined> {
+  async again(runArg: unknown, mode: 'rerun' | 'resume', opts: RunCommandOptions): Promise<EditorRunResult | Refusal | undefined> {
+    const refused = refuseUntrusted(mode === 'rerun' ? 'run its runs again' : 'resume its runs', this.ctx.log);
+    if (refused) return refused;
     const run = await runOf(runArg, mode === 'rerun' ? 'Run a run again' : 'Resume a run');
     if (!run) return undefined;
     if (this.running) {
@@ -175,9 +188,14 @@ export class Runs {
       const simBin = simBinDir(this.ctx.extension.extensionPath);
       const slurm = slurmOptionsOf(target);
       const simulated = target === 'sim' || slurm.simOnNodes === true;
+      const planText = readFileSync(uri.fsPath, 'utf8');
+      // Each secret goes to the target only if the user approved it (asked here, before anything starts).
+      // A test answers in place of the modal (VS Code's test host refuses dialogs); no other caller can.
+      const testAnswer = this.ctx.extension.extensionMode === vscode.ExtensionMode.Test ? opts.secretAnswer : undefined;
+      const secrets = await secretsForRun(this.ctx.extension, this.ctx.log, target, planText, testAnswer);
       const request: WorkerRunRequest = {
         options: {
-          planText: readFileSync(uri.fsPath, 'utf8'),
+          planText,
           planPath: uri.fsPath,
           target,
           outDir,
@@ -188,14 +206,16 @@ export class Runs {
           ...(helpDir ? { settingHelpDir: helpDir } : {}),
           ...(simBin ? { simBinDir: simBin } : {}),
           ...(opts.simSpeed ? { simSpeed: opts.simSpeed } : {}),
+          ...(opts.repeats !== undefined ? { repeats: opts.repeats } : {}),
           ...slurm,
-          secretEnv: ['HF_TOKEN'],
+          secretEnv: secrets.names,
         },
-        // Read here (SecretStorage is the extension's); the worker gets the values over IPC only.
-        secrets: await storedSecrets(this.ctx.extension.secrets),
+        // Approved values only (read here: SecretStorage is the extension's); the worker gets them over IPC and nothing else.
+        secrets: secrets.send,
         hostKeyPrompt: askHostKey,
         renderHtml: true,
       };
+      // runPlanInWorker starts it without secret variables: a `local` or `sim` server cannot inherit a value nobody approved.
       const worker = { file: path.join(this.ctx.extension.extensionPath, 'dist', 'run-worker.js') };
       live.setHeader(`${what} on ${target}${slurm.maxParallel ? ` (up to ${slurm.maxParallel} jobs at once)` : ''}${simulated ? ' (SIMULATED engine: no real performance numbers)' : ''} → ${outDir}`);
       this.ctx.log.info(`run ${what} on ${target} -> ${outDir}`);
@@ -225,7 +245,8 @@ export class Runs {
       const problemAt = notice.problem ? problemPosition(readFileSync(uri.fsPath, 'utf8'), notice.problem.framework, notice.problem.reason) : undefined;
       const goTo = problemAt ? goToCommand(uri, problemAt) : undefined;
       this.tell(notice, goTo);
-      return { ...result, liveRows, notice, summaryCounts: shown?.counts ?? '', ...(problemAt ? { problemAt } : {}), ...(goTo ? { goTo } : {}) };
+      const named = { asked: secrets.asked, sent: Object.keys(secrets.send), withheld: secrets.withheld };
+      return { ...result, liveRows, notice, summaryCounts: shown?.counts ?? '', secrets: named, ...(problemAt ? { problemAt } : {}), ...(goTo ? { goTo } : {}) };
     } catch (e) {
       const err = e as Error;
       const detail = e instanceof PlanError ? `${err.message}: ${e.problems.join('; ')}` : err.message;

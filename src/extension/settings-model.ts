@@ -40,6 +40,18 @@ export const SETTINGS = {
   slurmSimOnNodes: { key: 'slurm.simOnNodes', defaultValue: false, is: isBoolean } satisfies SettingSpec<boolean>,
 } as const;
 
+/**
+ * The settings that choose where code runs or where secrets go (target, hosts, Slurm jobs), aliases included:
+ * package.json declares them `restrictedConfigurations`, so VS Code ignores a workspace's values in Restricted Mode;
+ * resolveSettings ignores them there too, whatever the editor hands it.
+ */
+export const RESTRICTED_SETTINGS: readonly string[] = [SETTINGS.target, SETTINGS.hosts, SETTINGS.slurmMaxParallel, SETTINGS.slurmSimOnNodes].flatMap((s: SettingSpec<unknown>) => [s.key, ...(s.alias ? [s.alias] : [])]);
+
+/** The user's own levels of a value: what a workspace set (folder, workspace, their language overrides) left out. */
+function userLevelsOnly(inspected: InspectLike | undefined): InspectLike | undefined {
+  return inspected && { defaultValue: inspected.defaultValue, globalValue: inspected.globalValue, globalLanguageValue: inspected.globalLanguageValue };
+}
+
 /** The settings as the extension uses them, grouped by area like their names. */
 export interface AutobenchSettings {
   snapshots: { helpDir: string };
@@ -75,7 +87,9 @@ export function resolveSetting<T>(spec: SettingSpec<T>, inspect: InspectFn): T {
   return old ?? spec.defaultValue;
 }
 
-export function resolveSettings(inspect: InspectFn): AutobenchSettings {
+/** Every setting; `trusted` false (Restricted Mode): a restricted setting's workspace levels do not count. */
+export function resolveSettings(rawInspect: InspectFn, trusted = true): AutobenchSettings {
+  const inspect: InspectFn = (key) => (trusted || !RESTRICTED_SETTINGS.includes(key) ? rawInspect(key) : userLevelsOnly(rawInspect(key)));
   return {
     snapshots: { helpDir: resolveSetting(SETTINGS.helpDir, inspect) },
     configs: { include: resolveSetting(SETTINGS.include, inspect) },

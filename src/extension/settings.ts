@@ -5,10 +5,10 @@ import { resolveSettings, serverSettingsOf, SETTINGS, type AutobenchSettings, ty
 
 const SECTION = 'autobench';
 
-/** Every setting, resolved now (new name, else its deprecated alias, else the default). */
+/** Every setting, resolved now (new name, else its deprecated alias, else the default); in Restricted Mode without a workspace's value of a restricted setting. */
 export function readSettings(): AutobenchSettings {
   const config = vscode.workspace.getConfiguration(SECTION);
-  return resolveSettings((key) => config.inspect(key));
+  return resolveSettings((key) => config.inspect(key), vscode.workspace.isTrusted);
 }
 
 /** The settings the language server is pushed, at start and on every change. */

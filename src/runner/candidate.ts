@@ -1,4 +1,6 @@
 // A candidate's lifecycle: launch (the exact command), health wait, its scenarios measured, teardown; and the preflight smoke server on the first candidate.
+import { readsConfigFile, serverSecrets } from './run-secrets';
+import { removeKeyFile, writeKeyFile, type KeyFile } from './key-file';
 import { basename } from 'node:path';
 import type { Candidate } from '../core/candidates/candidate';
 import { candidateFlagsJson } from '../core/candidates/candidate';
@@ -6,11 +8,12 @@ import type { Scenario } from '../core/config/model';
 import type { PlanFramework } from '../core/plan/types';
 import type { RowStatus } from '../core/results/rows';
 import { safeName } from './artifacts';
+import { closeHostClient } from './client-placement';
 import { backendFor } from './client-trial';
 import type { GpuPurpose, RunContext } from './context';
 import { recordNotRun } from './not-run';
 import { smokeTest } from './preflight';
-import { candidateGpus } from '../core/candidates/gpus';
+import { candidateNodes, launchGpuTotal } from '../core/candidates/gpus';
 import { failureOf, launchServer, stopServer, type LaunchResult, type LiveServer } from './server';
 import type { PlaceRefused, Placement, RunTarget } from './target-types';
 import { runScenario } from './trial';
@@ -32,13 +35,15 @@ export function serverLogFile(ctx: RunContext, f: PlanFramework, label: string):
 
 /** The GPUs a launch asks a scheduler for: the plan's hardware.gpu_count, else the candidate's parallel sizes. */
 export function launchGpus(ctx: RunContext, cand: Candidate): number {
-  return ctx.plan.hardware.gpuCount ?? candidateGpus(cand);
+  return launchGpuTotal(ctx.plan.hardware, cand);
 }
 
 /** Where this launch runs: the run's target, or a place of its own (a Slurm job) that is released when the server stops. */
 async function placeOf(ctx: RunContext, f: PlanFramework, cand: Candidate, purpose: GpuPurpose): Promise<{ target: RunTarget; placement?: Placement } | PlaceRefused> {
   if (!ctx.target.place) return { target: ctx.target };
-  const placed = await ctx.target.place({ framework: f.framework, candidateId: cand.id, purpose, gpus: launchGpus(ctx, cand) }, ctx.signal);
+  const nodes = candidateNodes(cand);
+  const shape = { multiNode: ctx.plan.hardware.multiNode === true, ...(nodes !== undefined ? { nodes } : {}), argv: cand.argv };
+  const placed = await ctx.target.place({ framework: f.framework, candidateId: cand.id, purpose, gpus: launchGpus(ctx, cand), ...shape }, ctx.signal);
   return 'refused' in placed ? placed : { target: placed.target, placement: placed };
 }
 
@@ -47,12 +52,22 @@ export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate,
   const place = await placeOf(ctx, f, cand, purpose);
   if ('refused' in place) return place.refused === 'skipped' ? { ok: false, status: 'skipped', reason: `not run: ${place.reason}` } : { ok: false, status: place.refused, reason: place.reason };
   const t0 = performance.now();
+  const secrets = serverSecrets(ctx.secrets, f.framework, readsConfigFile(ctx.plan, f.framework, ctx.opts.container !== undefined));
+  let keyFile: KeyFile | undefined;
+  try {
+    if (secrets.configFlag) keyFile = await writeKeyFile(place.target.executor);
+  } catch (e) {
+    await place.placement?.release();
+    return { ok: false, status: 'failed', reason: (e as Error).message };
+  }
   const r = await launchServer(place.target, {
     framework: f.framework,
-    argv: cand.argv,
+    argv: [...cand.argv, ...secrets.extraArgv, ...(keyFile && secrets.configFlag ? [secrets.configFlag, keyFile.file] : [])],
     flags: candidateFlagsJson(cand),
     logFile,
-    secretEnv: ctx.secretNames,
+    secretEnv: secrets.secretEnv,
+    redactValues: ctx.secrets.values,
+    headers: ctx.secrets.headers,
     healthTimeoutMs: ctx.healthTimeoutMs,
     stopGraceMs: ctx.graceMs,
     signal: ctx.signal,
@@ -62,6 +77,9 @@ export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate,
       ctx.emit({ type: 'server', ...ref, state, ...info });
     },
   });
+  // The server has read its key file once it answered (or it never will): the key does not stay on the host.
+  const left = keyFile ? await removeKeyFile(place.target.executor, keyFile) : undefined;
+  if (left) ctx.log('warn', left);
   if (!r.ok && r.status !== 'cancelled' && r.pid) ctx.track(undefined, r.pid, false);
   if (!r.ok && r.status === 'cancelled') ctx.manifest.live_servers = [];
   if (r.ok) {
@@ -82,6 +100,8 @@ export async function stop(ctx: RunContext, f: PlanFramework, cand: Candidate, s
   const h = held.get(server);
   held.delete(server);
   if (h) ctx.chargeGpu(h.purpose, h.key, (performance.now() - h.t0) / 1000);
+  // The client that served the place's trials (a Slurm job's srun step) ends before the place: its input closed, its folder removed.
+  if (h?.placement && server.executor) await closeHostClient(server.executor);
   await h?.placement?.release();
   ctx.track(undefined, server.proc.pid, false);
   ctx.emit({ type: 'server', framework: f.framework, candidateId: cand.id, state: 'stopped', pid: server.proc.pid });

@@ -89,7 +89,7 @@ export async function runTrial(
   try {
     result = await runBenchmark(
       workload,
-      trialBenchOptions(server.baseUrl, server.model, s),
+      { ...trialBenchOptions(server.baseUrl, server.model, s), ...(server.headers ? { headers: { ...server.headers } } : {}) },
       {
         signal: ac.signal,
         onEvent: (e) => {

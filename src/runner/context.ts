@@ -1,4 +1,5 @@
 // What every stage of a run shares: the options, the plan, the target, the run directory and its manifest, the ledger of finished trials, events, cancellation and the workloads.
+import type { RunSecrets } from './run-secrets';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { ResultRow } from '../core/results/rows';
 import type { RunPlan } from '../core/plan/types';
@@ -52,7 +53,7 @@ export class RunContext {
     readonly dir: RunDir,
     readonly ledger: Ledger,
     readonly target: RunTarget,
-    readonly secretNames: string[],
+    readonly secrets: RunSecrets,
     readonly emit: (e: RunEvent) => void,
     readonly signal: AbortSignal | undefined,
   ) {

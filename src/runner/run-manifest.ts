@@ -1,4 +1,5 @@
 // manifest.json: what a run is (plan hash, target, simulator settings, client, workload, SLA, trial plan) and what it found (versions, help, GPUs, smoke, searches, live servers).
+import type { RunSecrets } from './run-secrets';
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
@@ -54,6 +55,8 @@ export interface Manifest {
   live_servers: LiveRecord[];
   /** slurm: the partition, how many jobs at once, and every job of the run (earlier attempts' too, on resume). */
   slurm?: { partition: string; max_parallel: number; jobs: SlurmJobRecord[] };
+  /** Which secret names went to the target (never a value): the servers' environment, the API key's variable, the client's headers. */
+  secrets: RunSecrets['summary'] & { target: string };
 }
 
 /** A server process group on the target, recorded while it runs. */
@@ -100,6 +103,7 @@ export interface ManifestInput {
   clientVersion: string;
   warmup: { first_trial: number; later: number };
   prior: Manifest | undefined;
+  secrets: RunSecrets['summary'];
 }
 
 /** The manifest a run starts with (a resumed run keeps its id, creation time and resumes). */
@@ -125,6 +129,7 @@ export function initialManifest(i: ManifestInput): Manifest {
     frameworks: frameworkStates(p),
     resumes: [...(prior?.resumes ?? [])],
     live_servers: [],
+    secrets: { target: i.opts.target, ...i.secrets },
     ...(target.kind === 'slurm' ? { slurm: { partition: target.partition ?? '', max_parallel: target.maxParallel, jobs: [...(prior?.slurm?.jobs ?? [])] } } : {}),
   };
 }

@@ -16,7 +16,8 @@ import { checkGpus, type GpuCheck } from './preflight';
 import { capturedVersions, initialManifest, type Manifest } from './run-manifest';
 import { simGpuLabel } from './row-builder';
 import { writeSummary } from './summary';
-import { DEFAULT_SECRET_NAMES, openTarget, secretSourceOf } from './target';
+import { runSecrets } from './run-secrets';
+import { openTarget, secretSourceOf } from './target';
 import type { RunEvent, RunHooks, RunOptions, RunResult, RunStatus } from './types';
 import { Workloads } from './workloads';
 
@@ -37,16 +38,17 @@ export function planOf(opts: RunOptions): RunPlan {
       { ...(opts.helpDir ? { helpDir: opts.helpDir } : {}), ...(opts.settingHelpDir ? { settingHelpDir: opts.settingHelpDir } : {}), ...(opts.tier ? { tier: opts.tier } : {}), ...(opts.frameworks ? { frameworks: opts.frameworks } : {}), ...(opts.candidates ? { candidates: opts.candidates } : {}), ...(opts.planReader ? { parse: opts.planReader } : {}) },
     );
   assertRunnable(plan);
+  if (plan.literalSecrets.length && !opts.allowPlanSecrets) {
+    throw new PlanError('the plan holds secrets written into it; name the environment variables that hold them in its secrets: block (or pass --allow-plan-secrets to run it anyway)', plan.literalSecrets);
+  }
   return plan;
 }
 
 /** Runs a plan into opts.outDir. Throws PlanError (the plan cannot run) and RunDirInUseError; everything after that ends in a RunResult. */
 export async function runPlan(opts: RunOptions, hooks: RunHooks = {}): Promise<RunResult> {
   const plan = planOf(opts);
-  const secretNames = [...new Set([...DEFAULT_SECRET_NAMES, ...(opts.secretEnv ?? [])])];
-  const secrets = secretSourceOf(opts);
-  const secretValues = secretNames.map((n) => secrets(n)).filter((v): v is string => typeof v === 'string' && v.length > 0);
-  const dir = new RunDir(resolve(opts.outDir), secretValues);
+  const secrets = runSecrets(plan.secrets, opts.secretEnv ?? [], secretSourceOf(opts));
+  const dir = new RunDir(resolve(opts.outDir), secrets.values);
   if (dir.hasRun() && !opts.resume) throw new RunDirInUseError(dir.root);
   const emit = (e: RunEvent): void => {
     try {
@@ -65,8 +67,8 @@ export async function runPlan(opts: RunOptions, hooks: RunHooks = {}): Promise<R
     movedAside = stale.length;
     for (const r of keep) ledger.add(r);
   }
-  const target = await openTarget(opts, secrets, plan.hardware.gpuModel, plan.slurm);
-  const ctx = new RunContext(opts, plan, dir, ledger, target, secretNames, emit, hooks.signal);
+  const target = await openTarget(opts, secrets.source, plan.hardware.gpuModel, plan.slurm);
+  const ctx = new RunContext(opts, plan, dir, ledger, target, secrets, emit, hooks.signal);
   ctx.movedAside = movedAside;
   return execute(ctx, prior);
 }
@@ -81,7 +83,7 @@ function countPlannedTrials(plan: RunPlan): number {
 
 async function start(ctx: RunContext, prior: Manifest | undefined): Promise<void> {
   const { plan, target } = ctx;
-  ctx.manifest = initialManifest({ opts: ctx.opts, plan, target, clientVersion, warmup: { first_trial: WARMUP_FIRST_TRIAL, later: WARMUP_LATER }, prior });
+  ctx.manifest = initialManifest({ opts: ctx.opts, plan, target, clientVersion, warmup: { first_trial: WARMUP_FIRST_TRIAL, later: WARMUP_LATER }, prior, secrets: ctx.secrets.summary });
   ctx.rowCtx = { runId: ctx.manifest.run_id, plan, simulated: target.simulated, sim: target.sim ? { speed: target.sim.speed, seed: target.sim.seed, gpu: target.sim.gpu } : undefined, host: target.host, clientVersion, versions: {}, visibleDevices: null };
   watchJobs(ctx);
   if (prior) {

@@ -2,6 +2,7 @@
 import type { FrameworkKey } from '../core/frameworks/types';
 import { sleep, type Executor, type ExitInfo, type PortForward, type ServerProcess } from '../exec';
 import { classifyFailure, type FailureStatus } from './classify';
+import { CLIENT_HEADERS_ENV } from './run-secrets';
 import type { RunTarget } from './target';
 
 export interface LiveServer {
@@ -23,6 +24,8 @@ export interface LiveServer {
   slurmJob?: string;
   /** Where it runs when that is not the run's target (a Slurm job): its trials' client runs there too. */
   executor?: Executor;
+  /** Headers every request to it carries (the API key as Authorization: Bearer); secret values: never in a file or an argv. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface Transport {
@@ -43,23 +46,25 @@ function median(xs: number[]): number {
 }
 
 // Runs on the host: times GET /v1/models on its own loopback and prints the median in ms.
-const HOST_RTT_SCRIPT = `const http=require('http');const port=+process.argv[1];const n=+process.argv[2];const t=[];const a=new http.Agent({keepAlive:true});
-function one(){return new Promise((res,rej)=>{const s=process.hrtime.bigint();http.get({host:'127.0.0.1',port,path:'/v1/models',agent:a},r=>{r.resume();r.on('end',()=>{t.push(Number(process.hrtime.bigint()-s)/1e6);res();});}).on('error',rej);});}
+// The client's secret headers come from AUTOBENCH_CLIENT_HEADERS in its environment (run-secrets.ts), never an argv.
+const HOST_RTT_SCRIPT = `const http=require('http');const port=+process.argv[1];const n=+process.argv[2];const t=[];const a=new http.Agent({keepAlive:true});const headers=JSON.parse(process.env.${CLIENT_HEADERS_ENV}||'{}');
+function one(){return new Promise((res,rej)=>{const s=process.hrtime.bigint();http.get({host:'127.0.0.1',port,path:'/v1/models',agent:a,headers},r=>{r.resume();r.on('end',()=>{t.push(Number(process.hrtime.bigint()-s)/1e6);res();});}).on('error',rej);});}
 (async()=>{for(let i=0;i<n;i++)await one();t.sort((x,y)=>x-y);console.log(t[Math.floor(t.length/2)]);a.destroy();})().catch(e=>{console.error(e.message);process.exit(1);});`;
 
 /** Measures the forward's overhead: the same request timed from here (through it) and on the host. */
-export async function measureTransport(target: RunTarget, baseUrl: string, port: number): Promise<Transport> {
+export async function measureTransport(target: RunTarget, baseUrl: string, port: number, headers: Readonly<Record<string, string>> = {}): Promise<Transport> {
   const local: number[] = [];
   for (let i = 0; i < RTT_SAMPLES; i++) {
     const t0 = performance.now();
-    const r = await fetch(`${baseUrl}/v1/models`);
+    const r = await fetch(`${baseUrl}/v1/models`, { headers });
     await r.arrayBuffer();
     local.push(performance.now() - t0);
   }
   const rtt = median(local);
   let host: number | null = null;
   try {
-    const r = await target.executor.run(['node', '-e', HOST_RTT_SCRIPT, String(port), String(RTT_SAMPLES)], { timeoutMs: 20_000 });
+    const secretEnv = Object.keys(headers).length ? [CLIENT_HEADERS_ENV] : [];
+    const r = await target.executor.run(['node', '-e', HOST_RTT_SCRIPT, String(port), String(RTT_SAMPLES)], { timeoutMs: 20_000, secretEnv });
     const v = Number(r.stdout.trim());
     if (r.code === 0 && Number.isFinite(v)) host = v;
   } catch {
@@ -83,6 +88,10 @@ export interface LaunchOptions {
   flags: Record<string, unknown>;
   logFile: string;
   secretEnv: readonly string[];
+  /** Secret values that reach the server otherwise (an `--api-key` word): kept out of its log. */
+  redactValues?: readonly string[];
+  /** Sent with every request the runner makes to it (Authorization: Bearer when the plan names an API key). */
+  headers?: Readonly<Record<string, string>>;
   healthTimeoutMs: number;
   stopGraceMs: number;
   signal: AbortSignal | undefined;
@@ -113,12 +122,21 @@ export function failureOf(fw: FrameworkKey, proc: ServerProcess, what: string, t
   return { status: c.status, reason: shown && !c.reason.includes(shown) ? `${c.reason}; log tail: ${shown}` : c.reason };
 }
 
-async function modelsOnce(baseUrl: string): Promise<{ ok: boolean; model?: string; simulated?: boolean }> {
+/** A 401/403 answer: the server wants a key the runner does not have (or not this one); waiting longer changes nothing. */
+export function authText(status: number, headers: Readonly<Record<string, string>> | undefined): string {
+  const sent = Object.keys(headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  const what = status === 401 ? '401 unauthorized' : '403 forbidden';
+  return sent
+    ? `GET /v1/models answered ${what}: the server does not accept the API key the run sent (check the variable named by secrets.api_key)`
+    : `GET /v1/models answered ${what}: the server requires an API key; name the variable that holds it in the plan's secrets.api_key`;
+}
+
+async function modelsOnce(baseUrl: string, headers?: Readonly<Record<string, string>>): Promise<{ ok: boolean; model?: string; simulated?: boolean; status?: number }> {
   try {
-    const r = await fetch(`${baseUrl}/v1/models`, { signal: AbortSignal.timeout(5000) });
+    const r = await fetch(`${baseUrl}/v1/models`, { signal: AbortSignal.timeout(5000), ...(headers ? { headers } : {}) });
     if (!r.ok) {
       await r.body?.cancel();
-      return { ok: false };
+      return { ok: false, status: r.status };
     }
     const simulated = r.headers.get(SIMULATED_HEADER) === 'true';
     const j = (await r.json()) as { data?: Array<{ id?: unknown }> };
@@ -139,7 +157,7 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
   o.onState?.('launching', { port });
   let proc: ServerProcess;
   try {
-    proc = await target.executor.start({ argv: o.argv, env, secretEnv: o.secretEnv, logFile: o.logFile, tailLines: 200 });
+    proc = await target.executor.start({ argv: o.argv, env, secretEnv: o.secretEnv, logFile: o.logFile, tailLines: 200, ...(o.redactValues?.length ? { redactValues: o.redactValues } : {}) });
   } catch (e) {
     return { ok: false, status: 'failed', reason: `could not start the server: ${(e as Error).message}` };
   }
@@ -168,14 +186,15 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
       await proc.exited;
       return fail({ ok: false, ...failureOf(o.framework, proc, `${exitText(exit)} before it answered GET /v1/models`), pid: proc.pid });
     }
-    const r = await modelsOnce(baseUrl);
+    const r = await modelsOnce(baseUrl, o.headers);
+    if (r.status === 401 || r.status === 403) return fail({ ok: false, status: 'failed', reason: authText(r.status, o.headers), pid: proc.pid });
     if (r.ok) {
       o.onState?.('ready', { pid: proc.pid, port });
-      const server: LiveServer = { proc, port, forward, baseUrl, model: r.model, exit, simulated: r.simulated === true };
+      const server: LiveServer = { proc, port, forward, baseUrl, model: r.model, exit, simulated: r.simulated === true, ...(o.headers && Object.keys(o.headers).length ? { headers: o.headers } : {}) };
       proc.onExit((info) => (server.exit = info));
       if (target.executor.target.startsWith('ssh:')) {
         try {
-          server.transport = await measureTransport(target, baseUrl, port);
+          server.transport = await measureTransport(target, baseUrl, port, o.headers);
         } catch {
           /* a failed measurement leaves the row without transport figures */
         }

@@ -60,8 +60,10 @@ export interface RunOptions {
   trialTimeoutS?: number;
   /** TERM-to-KILL grace when stopping a server (default 10 s; 2 s on sim). */
   stopGraceMs?: number;
-  /** Extra names of secret variables the servers get (HF_TOKEN and friends always). */
+  /** Names of secret variables the servers get, beyond the plan's `secrets.server_env` (the CLI's --secret-env; the editor's approved names). */
   secretEnv?: readonly string[];
+  /** Run a plan with secrets written into it (its literal tokens stop the run otherwise). */
+  allowPlanSecrets?: boolean;
   secrets?: SecretSource;
   /** GPU ids the servers use (default: CUDA_VISIBLE_DEVICES, else 0..gpu_count-1); checked with nvidia-smi on GPU targets. */
   gpus?: readonly number[];

@@ -1,6 +1,7 @@
 // Starts a simulated serving engine: framework flags -> configuration -> (startup failure | delay) -> listening
 // HTTP server with ready log lines, engine stats lines, and the crash faults. Usable in-process (tests, the
 // runner) and by the CLI shims.
+import { ConfigFileError, expandConfigFile } from './config-file';
 import type { AddressInfo } from 'node:net';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { ArgParser, CliParseError } from './cli-args';
@@ -120,8 +121,9 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
   simOpts = { ...simOpts, ...o.sim };
   let values: Map<string, unknown>;
   try {
-    values = parseFrameworkArgs(fw, rest, o.invocation);
+    values = parseFrameworkArgs(fw, expandConfigFile(fw, rest), o.invocation);
   } catch (e) {
+    if (e instanceof ConfigFileError) throw new SimStartError([e.message], 2);
     if (e instanceof CliParseError) throw new SimStartError(e.text.trimEnd().split('\n'), e.exitCode);
     throw e;
   }
@@ -131,8 +133,10 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
   const resolved = resolveSim(fw, values as Map<string, never>, simOpts);
   if (!resolved.ok) throw new SimStartError(resolved.lines, resolved.exitCode);
   const config = resolved.config;
-  for (const l of startupLines(config)) log(`${stamp(fw)} ${l}`);
   const env = o.env ?? {};
+  // vLLM's server takes its key from VLLM_API_KEY when --api-key is not given (the flag wins).
+  if (fw === 'vllm' && config.settings.apiKeys.length === 0 && env.VLLM_API_KEY) config.settings.apiKeys = [env.VLLM_API_KEY];
+  for (const l of startupLines(config)) log(`${stamp(fw)} ${l}`);
   if (fw === 'vllm' && vllmDevMode(env)) log(`${stamp(fw).replace(/^INFO/, 'WARNING')} SECURITY WARNING: Development endpoints are enabled! This should NOT be used in production!`);
   if (simOpts.startupDelayMs > 0) await new Promise((r) => setTimeout(r, simOpts.startupDelayMs));
 

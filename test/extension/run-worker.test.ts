@@ -33,11 +33,11 @@ interface WorkerRun {
 }
 
 /** The source worker on the sim target with the test's simulator bundle; what /proc showed of the worker is kept. */
-async function inWorker(options: Partial<WorkerRunOptions> & Pick<WorkerRunOptions, 'planText' | 'outDir'>, req: Omit<WorkerRunRequest, 'options'> = {}, hooks: WorkerRunHooks = {}): Promise<WorkerRun> {
+async function inWorker(options: Partial<WorkerRunOptions> & Pick<WorkerRunOptions, 'planText' | 'outDir'>, req: Omit<WorkerRunRequest, 'options'> = {}, hooks: WorkerRunHooks = {}, env: NodeJS.ProcessEnv = {}): Promise<WorkerRun> {
   const events: RunEvent[] = [];
   const seen = { pid: 0, cmdline: '', environ: '' };
   const result = await runPlanInWorker(
-    { file: WORKER, execArgv: ['--import', 'tsx'], cwd: REPO, env: { ...process.env, AUTOBENCH_SIM_JS: await simBundle(), AUTOBENCH_NODE: process.execPath }, cancelGraceMs: 20_000 },
+    { file: WORKER, execArgv: ['--import', 'tsx'], cwd: REPO, env: { ...process.env, ...env, AUTOBENCH_SIM_JS: await simBundle(), AUTOBENCH_NODE: process.execPath }, cancelGraceMs: 20_000 },
     { options: { planPath: path.join(path.dirname(options.outDir), 'test.plan.yaml'), target: 'sim', simSpeed: 20, stopGraceMs: 1000, ...options }, ...req },
     {
       ...hooks,
@@ -117,6 +117,32 @@ describe('the run worker (runPlan in its own process)', () => {
 
     // The same directory again: the runner's RunDirInUseError comes back as itself.
     await assert.rejects(inWorker({ planText, outDir }), (e: unknown) => e instanceof RunDirInUseError && e.dir === outDir);
+  });
+
+  test('a secret the extension did not send: the worker does not take it from the environment it was started with, so no server gets it', { timeout: 90_000 }, async () => {
+    const outDir = runDir();
+    const planText = planYaml({ frameworks: { sglang: 'base_server_flags:\n  model_path: Qwen/Qwen3-8B\n  context_length: 4096' } });
+    // An HF_TOKEN (and an API key the plan would name) in VS Code's own environment: not approved, so not sent.
+    const leaked = `a b'c;$(x) ${FAKE_TOKEN}`;
+    let serverEnviron = '';
+    const run = await inWorker(
+      { planText, outDir, secretEnv: ['HF_TOKEN', 'PLAN_SERVER_KEY'] },
+      { secrets: {} },
+      {
+        onEvent: (e) => {
+          if (e.type === 'server' && e.state === 'ready' && e.pid && existsSync(`/proc/${e.pid}/environ`)) serverEnviron = readFileSync(`/proc/${e.pid}/environ`, 'utf8');
+        },
+      },
+      { HF_TOKEN: leaked, HUGGING_FACE_HUB_TOKEN: leaked, PLAN_SERVER_KEY: leaked },
+    );
+    assert.equal(run.result.status, 'completed', run.result.reason);
+    if (process.platform === 'linux') {
+      assert.ok(serverEnviron.length > 0, 'the server\'s environment was not read');
+      const names = serverEnviron.split('\0').map((kv) => kv.split('=')[0]);
+      assert.deepEqual(names.filter((n) => n === 'HF_TOKEN' || n === 'HUGGING_FACE_HUB_TOKEN' || n === 'PLAN_SERVER_KEY'), [], 'a server got a secret nobody approved');
+      assert.ok(!serverEnviron.includes(FAKE_TOKEN));
+      assert.ok(!run.environ.includes(FAKE_TOKEN), 'the worker was started with the secret in its environment');
+    }
   });
 
   test('cancel mid-trial: the worker tears the server down, keeps the finished rows and ends cancelled', { timeout: 90_000 }, async () => {

@@ -2,8 +2,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
-import { resolveSetting, resolveSettings, serverSettingsOf, SETTINGS, slurmRunOptions, userValue, type InspectFn, type InspectLike } from '../../src/extension/settings-model';
-import { extensionSources, manifest } from './manifest';
+import { resolveSetting, resolveSettings, RESTRICTED_SETTINGS, serverSettingsOf, SETTINGS, slurmRunOptions, userValue, type InspectFn, type InspectLike } from '../../src/extension/settings-model';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { extensionSources, manifest, REPO } from './manifest';
 
 /** An inspect() over a table of per-key records; undeclared keys give undefined as VS Code does. */
 function inspector(records: Record<string, InspectLike>): InspectFn {
@@ -131,6 +133,46 @@ describe('package.json declares exactly these settings', () => {
   test('the aliases are the renamed settings: helpDir, target, hosts', () => {
     const aliases = Object.fromEntries(specs.flatMap((s) => ('alias' in s ? [[s.alias, s.key]] : [])));
     assert.deepEqual(aliases, { helpDir: 'snapshots.helpDir', target: 'run.target', hosts: 'run.hosts' });
+  });
+});
+
+describe('Restricted Mode: the settings that choose where code runs or where secrets go', () => {
+  // A hostile workspace's .vscode/settings.json, and the user's own choice.
+  const hostile = inspector({
+    'run.target': { defaultValue: 'sim', workspaceValue: 'ssh:evil-host' },
+    target: { defaultValue: 'sim', workspaceFolderValue: 'local' },
+    'run.hosts': { defaultValue: [], globalValue: ['gpu-box-1'], workspaceValue: ['evil-host'] },
+    'slurm.maxParallel': { defaultValue: 4, workspaceValue: 64 },
+    'slurm.simOnNodes': { defaultValue: false, workspaceValue: true },
+    'snapshots.helpDir': { defaultValue: '', workspaceValue: 'help' },
+  });
+
+  test('untrusted: a workspace value of a restricted setting (or of its alias) does not count; the user\'s own does; other settings keep theirs', () => {
+    const s = resolveSettings(hostile, false);
+    assert.equal(s.run.target, 'sim');
+    assert.deepEqual(s.run.hosts, ['gpu-box-1']);
+    assert.deepEqual(s.slurm, { maxParallel: 4, simOnNodes: false });
+    assert.equal(s.snapshots.helpDir, 'help', 'the language server still checks against the workspace\'s snapshots');
+  });
+
+  test('trusted: the workspace values apply', () => {
+    const s = resolveSettings(hostile, true);
+    assert.equal(s.run.target, 'ssh:evil-host');
+    assert.deepEqual(s.run.hosts, ['evil-host']);
+    assert.deepEqual(s.slurm, { maxParallel: 64, simOnNodes: true });
+  });
+
+  test('package.json declares untrusted workspaces "limited", with exactly these settings restricted, each one declared', () => {
+    const m = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { capabilities?: { untrustedWorkspaces?: { supported?: unknown; description?: string; restrictedConfigurations?: string[] } } };
+    const u = m.capabilities?.untrustedWorkspaces;
+    assert.equal(u?.supported, 'limited');
+    assert.ok((u?.description ?? '').length > 40, 'Restricted Mode is explained');
+    const declared = [...(u?.restrictedConfigurations ?? [])].sort();
+    assert.deepEqual(declared, RESTRICTED_SETTINGS.map((k) => `autobench.${k}`).sort());
+    const props = manifest().contributes.configuration.properties;
+    for (const k of declared) assert.ok(props[k], `${k} is not a declared setting`);
+    for (const k of ['autobench.run.target', 'autobench.target', 'autobench.run.hosts', 'autobench.hosts']) assert.ok(declared.includes(k), k);
+    for (const k of Object.keys(props).filter((p) => p.startsWith('autobench.slurm.'))) assert.ok(declared.includes(k), k);
   });
 });
 

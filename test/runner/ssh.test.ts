@@ -98,6 +98,39 @@ describe('runner over ssh (a real OpenSSH server on 127.0.0.1, the simulator shi
     }
   });
 
+  test('an API key and a secret header over ssh: vLLM gets VLLM_API_KEY, the client on the host sends both from its environment; no value in a file', { timeout: 180_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const knownHostsPath = path.join(dir, 'known_hosts');
+      writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
+      const port = await freePort();
+      const KEY = `k "e" y's $(nope) \\ end`;
+      const GW = 'gateway value; | & >';
+      const plan = `${planYaml({ frameworks: { vllm: `base_server_flags:\n  max_model_len: 4096\n  port: ${port}` } })}\nsecrets:\n  api_key: AB_KEY\n  headers:\n    X-Api-Key: AB_GW\n`;
+      const run = await runOnSim(plan, {
+        target: 'ssh:sshd-test',
+        outDir: path.join(dir, 'run'),
+        tokenizer: TOKENIZER,
+        ssh: { configPath, knownHostsPath, agent: false },
+        repeats: 0,
+        secrets: (n) => ({ AB_KEY: KEY, AB_GW: GW })[n],
+      });
+      assert.equal(run.result.status, 'completed', run.result.reason);
+      const row = run.result.rows.find((r) => r.framework === 'vllm' && r.status === 'ok');
+      assert.ok(row, JSON.stringify(run.result.rows.map((r) => [r.status, r.failure_reason])));
+      assert.equal((row.client as RowClient | undefined)?.placement, 'host', 'measured by the client on the host, which had to send the key');
+      const manifest = JSON.parse(readFileSync(path.join(run.outDir, 'manifest.json'), 'utf8')) as { secrets: unknown };
+      assert.deepEqual(manifest.secrets, { target: 'ssh:sshd-test', server_env: [], api_key: 'AB_KEY', headers: { 'X-Api-Key': 'AB_GW' } });
+      const files = readdirSync(run.outDir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => path.join(d.parentPath, d.name));
+      for (const f of files) {
+        const text = readFileSync(f, 'latin1');
+        for (const v of [KEY, GW, JSON.stringify(KEY).slice(1, -1)]) assert.ok(!text.includes(v), `${f} holds a secret`);
+      }
+    } finally {
+      cleanup(dir);
+    }
+  });
+
   test('an unknown host key is refused before anything runs', { timeout: 30_000 }, async () => {
     const dir = tempDir();
     try {

@@ -6,6 +6,8 @@
 // Other options: --timeout SECONDS (300), --verbose (echo all workbench log lines), --artifacts DIR (where the
 // screenshots a test asks for go; default test-artifacts/vscode); env KEEP_TMP=1 keeps the temp folder.
 // A test asks for a screenshot of the whole workbench by logging `autobench-screenshot NAME`: NAME.png appears in DIR.
+// --restricted: Workspace Trust on and the workspace untrusted (Restricted Mode), as a user opening someone's repository
+// sees it; without it trust is off (every workspace trusted).
 //
 // Exit status: 0 when the suite passed, 1 when it failed, 2 on timeout, 3 when the host could not start.
 import { spawn } from 'node:child_process';
@@ -76,8 +78,18 @@ async function main() {
     throw new Error('code-server is not installed: run tools/vscode-host/setup.sh first');
   }
   const port = await freePort();
+  const restricted = process.argv.includes('--restricted');
+  // Trust on, never asked at startup: the folder opens untrusted (Restricted Mode).
+  const userSettings = restricted
+    ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never', 'security.workspace.trust.untrustedFiles': 'open' }
+    : {};
+  mkdirSync(join(tmp, 'ud', 'User'), { recursive: true });
+  writeFileSync(join(tmp, 'ud', 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));
+  // A home of its own: the suite may write ~/.ssh/config and known_hosts (its loopback sshd) without touching the user's.
+  mkdirSync(join(tmp, 'home'), { recursive: true });
   const env = {
     ...process.env,
+    HOME: join(tmp, 'home'),
     TMPDIR: tmp,
     XDG_CONFIG_HOME: join(tmp, 'cfg'),
     XDG_DATA_HOME: join(tmp, 'data'),
@@ -96,7 +108,7 @@ async function main() {
     '--user-data-dir', join(tmp, 'ud'),
     '--extensions-dir', join(tmp, 'ext'),
     '--disable-telemetry',
-    '--disable-workspace-trust',
+    ...(restricted ? [] : ['--disable-workspace-trust']),
   ];
   // Own process group: code-server forks its VS Code server, extension host and watchers; all go down together.
   server = spawn(process.env.CODE_SERVER_NODE || process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

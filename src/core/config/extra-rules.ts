@@ -1,7 +1,7 @@
 // Our checks beyond the playbook's: mistakes that pass its validator but waste a GPU run or skew a comparison.
 import { frameworkSpec } from '../frameworks';
 import type { FrameworkKey } from '../frameworks/types';
-import { looksSecret } from '../secrets';
+import { looksSecret, secretNamedValue } from '../secrets';
 import type { FindingSink } from './context';
 import { findFlag } from './known-flags';
 import type { FrameworkCandidates, FrameworkSection, PlaybookModel } from './model';
@@ -225,8 +225,11 @@ function checkSecrets(sink: FindingSink, node: DocNode | undefined, path: YamlPa
   if (node.kind === 'scalar') {
     if (typeof node.value === 'string') {
       const hit = looksSecret(node.value);
+      const key = path[path.length - 1];
       if (hit) {
         sink.warn('secret-value', `this value looks like a ${hit.kind}; pass secrets through the environment (e.g. -e HF_TOKEN), never in a config, command or result row`, path);
+      } else if (typeof key === 'string' && path[0] !== 'secrets' && secretNamedValue(key, node.value)) {
+        sink.warn('secret-named-value', `${key} holds a secret written into the plan; name the environment variable that holds it instead (secrets.api_key for a server's API key, secrets.server_env for other server variables)`, path);
       }
     }
     return;

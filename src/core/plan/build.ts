@@ -11,6 +11,7 @@ import { readSlaLimits, withRunDefaults } from '../sla/limits';
 import { readBench } from './bench';
 import { planFrameworkEntry } from './frameworks';
 import { isObj, num, objAt, str, strOrNum, type Obj } from './read-json';
+import { literalSecretLines, readPlanSecrets } from './secrets';
 import { readPlanSlurm } from './slurm';
 import { readSearchStrategy } from './strategy';
 import type { RunPlan, Substitution, Tier, VersionRecord } from './types';
@@ -100,6 +101,7 @@ export function readRunPlan(src: PlanSource, o: ReadPlanOptions = {}): RunPlan {
   const tier: Tier = tierRaw === 1 || tierRaw === 3 ? tierRaw : 2;
   const searchStrategy = readSearchStrategy(search, problems);
   const slurm = readPlanSlurm(root, problems);
+  const secrets = readPlanSecrets(root, problems);
   const choice = { tier, only: o.frameworks ? new Set(o.frameworks) : undefined, candidates: o.candidates ? new Set(o.candidates) : undefined, endpoint: bench.endpoint };
   const hw = objAt(root.hardware);
   const gpuCount = num(hw.gpu_count);
@@ -116,10 +118,12 @@ export function readRunPlan(src: PlanSource, o: ReadPlanOptions = {}): RunPlan {
     frameworks: isObj(rootValue) ? check.model.frameworks.map((sec) => planFrameworkEntry(check, sec, root, choice)) : [],
     bench,
     sla: withRunDefaults(isObj(slaBlock) ? readSlaLimits(slaBlock) : undefined),
-    hardware: { ...(gpuCount !== undefined ? { gpuCount } : {}), ...(gpuModel ? { gpuModel } : {}) },
+    hardware: { ...(gpuCount !== undefined ? { gpuCount } : {}), ...(gpuModel ? { gpuModel } : {}), ...(hw.multi_node === true ? { multiNode: true } : {}) },
     budget: { tier, maxCandidates: check.model.maxCandidates, strategy: check.model.strategy },
     searchStrategy,
     ...(slurm ? { slurm } : {}),
+    secrets,
+    literalSecrets: literalSecretLines(check, src.text, src.path),
     versions: readVersions(root),
     target: { outputDir: str(search.output_dir) ?? str(benchObj.output_dir) ?? str(root.output_dir) ?? str(root.artifact_dir), resume: search.resume !== false },
     runId: strOrNum(root.run_id),

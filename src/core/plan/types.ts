@@ -1,4 +1,5 @@
 // The run plan: a checked config read once into what a run does — frameworks and their candidates, scenarios, workload, trials, SLA, snapshots, budget and target settings.
+import type { PlanSecrets } from './secrets';
 import type { PlanSlurm } from './slurm';
 import type { Candidate } from '../candidates/candidate';
 import type { CandidateStrategy } from '../candidates/generate';
@@ -101,13 +102,18 @@ export interface RunPlan {
   bench: BenchSettings;
   /** From the one SLA reader (benchmark.sla, else the top-level sla), with the run's defaults (a success-rate floor when unset). */
   sla: SlaReading;
-  hardware: { gpuCount?: number; gpuModel?: string };
+  /** gpuCount: every GPU of a candidate; multiNode: hardware.multi_node (a candidate may span nodes). */
+  hardware: { gpuCount?: number; gpuModel?: string; multiNode?: boolean };
   /** `strategy` is the order candidates are drawn in (`search.candidate_generation`), not the search strategy. */
   budget: { tier: Tier; maxCandidates: number; strategy: CandidateStrategy };
   /** `search.strategy`: which candidates are measured (grid: all; adaptive: those that can still win). `--strategy` overrides it: resolveStrategy. */
   searchStrategy: PlanSearchStrategy;
   /** The `slurm:` block: where `--target slurm` submits each candidate's job (core/plan/slurm.ts). */
   slurm?: PlanSlurm;
+  /** The `secrets:` block: which variables hold the servers' API key, the servers' other secrets and the client's secret headers (names only). */
+  secrets: PlanSecrets;
+  /** Secrets written into the text (`FILE:LINE: path: why`, never the value): `run` stops on them unless told otherwise. */
+  literalSecrets: string[];
   /** version_manifest, per key (frameworks, and any other tool the plan records). */
   versions: Record<string, VersionRecord>;
   target: { outputDir: string | undefined; resume: boolean };

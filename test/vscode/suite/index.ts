@@ -8,6 +8,7 @@ import './outline.suite';
 import './commands.suite';
 import './summary.suite';
 import './run.suite';
+import './secrets.suite';
 
 export function run(): Promise<void> {
   return runAll();
