@@ -42,28 +42,34 @@ describe('runner lifecycle on the simulated engine', () => {
     }
   });
 
-  test('HF_TOKEN reaches the server by name and no artifact file contains its value', { timeout: 60_000 }, async () => {
-    const dir = tempDir();
-    try {
-      const plan = planYaml({ frameworks: { sglang: 'base_server_flags:\n  model_path: Qwen/Qwen3-8B\n  context_length: 4096' } });
-      let environ = '';
-      const run = await runOnSim(plan, {
-        outDir: path.join(dir, 'run'),
-        baseEnv: { ...process.env, HF_TOKEN: FAKE_TOKEN, AUTOBENCH_SIM_JS: await simBundle(), AUTOBENCH_NODE: process.execPath },
-        secrets: (name) => (name === 'HF_TOKEN' ? FAKE_TOKEN : undefined),
-        onEvent: (e: RunEvent) => {
-          if (e.type === 'server' && e.state === 'ready' && e.pid && existsSync(`/proc/${e.pid}/environ`)) environ = readFileSync(`/proc/${e.pid}/environ`, 'utf8');
-        },
-      });
-      assert.equal(run.result.status, 'completed');
-      if (process.platform === 'linux') assert.ok(environ.split('\0').includes(`HF_TOKEN=${FAKE_TOKEN}`), 'the server got the token in its environment');
-      const files = filesUnder(run.outDir);
-      assert.ok(files.length > 8);
-      for (const f of files) assert.ok(!readFileSync(f, 'utf8').includes(FAKE_TOKEN), `${f} holds the token`);
-    } finally {
-      cleanup(dir);
-    }
-  });
+  for (const named of [true, false]) {
+    test(`HF_TOKEN ${named ? 'named (secretEnv) reaches the server by name' : 'set but not named reaches no server'}, and no artifact file contains its value`, { timeout: 60_000 }, async () => {
+      const dir = tempDir();
+      try {
+        const plan = planYaml({ frameworks: { sglang: 'base_server_flags:\n  model_path: Qwen/Qwen3-8B\n  context_length: 4096' } });
+        let environ = '';
+        const run = await runOnSim(plan, {
+          outDir: path.join(dir, 'run'),
+          baseEnv: { ...process.env, HF_TOKEN: FAKE_TOKEN, AUTOBENCH_SIM_JS: await simBundle(), AUTOBENCH_NODE: process.execPath },
+          secrets: (name) => (name === 'HF_TOKEN' ? FAKE_TOKEN : undefined),
+          ...(named ? { secretEnv: ['HF_TOKEN'] } : {}),
+          onEvent: (e: RunEvent) => {
+            if (e.type === 'server' && e.state === 'ready' && e.pid && existsSync(`/proc/${e.pid}/environ`)) environ = readFileSync(`/proc/${e.pid}/environ`, 'utf8');
+          },
+        });
+        assert.equal(run.result.status, 'completed');
+        if (process.platform === 'linux') {
+          assert.ok(environ.length > 0, 'the server was seen');
+          assert.equal(environ.split('\0').includes(`HF_TOKEN=${FAKE_TOKEN}`), named, named ? 'the server got the token in its environment' : 'an unnamed token reached the server');
+        }
+        const files = filesUnder(run.outDir);
+        assert.ok(files.length > 8);
+        for (const f of files) assert.ok(!readFileSync(f, 'utf8').includes(FAKE_TOKEN), `${f} holds the token`);
+      } finally {
+        cleanup(dir);
+      }
+    });
+  }
 
   test('cancel mid-trial: the server group is gone, finished rows are kept, the run says cancelled', { timeout: 60_000 }, async () => {
     const dir = tempDir();
