@@ -10,7 +10,7 @@ import { SlurmCluster, SubmitRefused, isEnded } from '../exec/slurm/cluster';
 import type { SlurmPartition } from '../core/plan/slurm-partitions';
 import type { JobInfo } from '../exec/slurm/commands';
 import { SlurmAllocationExecutor, SlurmJobExecutor } from '../exec/slurm/job-executor';
-import { DEFAULT_DIST_PORT, multiNodeUnsupported, splitOverNodes, type NodeSplit } from '../exec/slurm/multinode';
+import { DEFAULT_DIST_PORT, isMpiWorld, multiNodeUnsupported, splitOverNodes, type NodeSplit } from '../exec/slurm/multinode';
 import { DEFAULT_PORTS, LAUNCH_ENV, freePort, portFlag, simLaunchEnv, simSettingsOf, simShimEnv } from './launch-env';
 import type { PlaceRefused, PlaceRequest, Placement, RunTarget, SimSettings, SlurmJobRecord } from './target-types';
 import type { RunOptions } from './types';
@@ -91,7 +91,7 @@ class SlurmTarget implements RunTarget {
     const p = this.s.partition;
     const split = splitOverNodes({ gpus: req.gpus, nodeGpus: p.gpusPerNode, partitionNodes: p.nodes, multiNode: req.multiNode === true, ...(req.nodes !== undefined ? { nodes: req.nodes } : {}) }, this.s.slurm.gres);
     if ('refused' in split) return { refused: 'skipped', reason: `${split.refused.replace('the partition', `partition ${p.name}`)}` };
-    const unsupported = split.nodes > 1 ? multiNodeUnsupported(req.framework) : undefined;
+    const unsupported = split.nodes > 1 ? multiNodeUnsupported(req.framework, req.argv ?? []) : undefined;
     if (unsupported) return { refused: 'skipped', reason: `needs ${split.nodes} nodes of ${split.gpusPerNode} GPUs; ${unsupported}` };
     const submitted = await this.submit(req, split);
     if ('refused' in submitted) return submitted;
@@ -109,8 +109,9 @@ class SlurmTarget implements RunTarget {
     const place = { jobId: job.job_id, node: head, nodes: job.nodes, address, partition: p.name, ...(this.s.slurm.containerImage ? { containerImage: this.s.slurm.containerImage } : {}) };
     let executor = new SlurmJobExecutor(login, place);
     if (split.nodes > 1) {
-      const port = this.simulated ? await this.freePortIn(executor, address) : DEFAULT_DIST_PORT;
-      executor = new SlurmJobExecutor(login, { ...place, multiNode: { framework: req.framework, nodes: split.nodes, headAddress: address, port, serverArgv: req.argv ?? [] } });
+      // An MPI world (TensorRT-LLM) meets through the MPI plugin, not at a port of ours.
+      const port = this.simulated && !isMpiWorld(req.framework) ? await this.freePortIn(executor, address) : DEFAULT_DIST_PORT;
+      executor = new SlurmJobExecutor(login, { ...place, multiNode: { framework: req.framework, nodes: split.nodes, gpusPerNode: split.gpusPerNode, ...(this.s.slurm.mpi ? { mpi: this.s.slurm.mpi } : {}), headAddress: address, port, serverArgv: req.argv ?? [] } });
     }
     const target: RunTarget = {
       executor,
@@ -144,6 +145,8 @@ class SlurmTarget implements RunTarget {
         gres: s.gres,
         gpus: split.gpusPerNode,
         nodes: split.nodes,
+        // An MPI world is a task per GPU (TensorRT-LLM's --ntasks-per-node); the other frameworks one task per node.
+        ...(split.nodes > 1 && isMpiWorld(req.framework) ? { tasksPerNode: split.gpusPerNode } : {}),
         // A real engine gets the whole node: no neighbour on its PCIe, NVLink or CPUs, and its default port is free.
         exclusive: !this.simulated,
         output: join(logs, `${name}-%j.out`),

@@ -3,6 +3,7 @@
 import type { FrameworkKey } from '../core/frameworks/types';
 import { SIM_FRAMEWORKS } from './fw';
 import { fullHelp, vllmSearchHelp, vllmSummaryHelp } from './help';
+import { headLine, mpiRank, runMpiWorker, worldProblem } from './mpi-world';
 import { headRendezvous, nodeRole, roleProblem, runWorker } from './multinode';
 import { SimStartError, startSimServer, type SimServer } from './serve';
 
@@ -39,6 +40,15 @@ export async function serveFromCli(fw: FrameworkKey, invocation: string | undefi
     return 0;
   }
   const logTo = SIM_FRAMEWORKS[fw].logStream === 'stdout' ? io.out : io.err;
+  const log = (line: string): boolean => logTo.write(`${line}\n`);
+  const world = fw === 'tensorrt_llm' ? mpiRank(o.env ?? process.env) : undefined;
+  const worldBad = world ? worldProblem(world, argv) : undefined;
+  if (worldBad) {
+    io.err.write(`${worldBad}\n`);
+    return 1;
+  }
+  if (world && world.rank > 0) return runMpiWorker(world, log, o.stopSignal ?? signalled());
+  if (world) log(headLine(world));
   const role = nodeRole(fw, argv);
   const bad = role ? roleProblem(role) : undefined;
   if (bad) {

@@ -1,10 +1,14 @@
-// A candidate across Slurm nodes: how GPUs split over nodes, the sbatch/srun shapes, and each framework's multi-node launch script — run by a real `sh` with hostile words, so that only the rank is ever expanded.
+// A candidate across Slurm nodes: how GPUs split over nodes, the sbatch/srun shapes (TensorRT-LLM's MPI world: a task per GPU), and each framework's multi-node launch — the script run by a real `sh` with hostile words, so that only the rank is ever expanded.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { sbatchArgv, srunArgv, parseHostnames } from '../../src/exec/slurm/commands';
 import { headArgv, multiNodeScript, multiNodeUnsupported, splitOverNodes, withoutMultiNodeFlags, type MultiNodeSpec } from '../../src/exec/slurm/multinode';
+import { SlurmJobExecutor, type JobPlace } from '../../src/exec/slurm/job-executor';
+import type { LocalExecutor } from '../../src/exec/local';
+import type { ServerProcess, StartSpec } from '../../src/exec/types';
+import { shlexJoin } from '../../src/core/candidates/shell';
 import type { FrameworkKey } from '../../src/core/frameworks/types';
 
 const HOSTILE = ['python', '-m', 'sglang.launch_server', '--model-path', "it's a $(touch /tmp/pwned) `x` model", '--served-model-name', 'a b;c|d&e', '--chat-template', '"$HOME"\\n*'];
@@ -18,7 +22,7 @@ function execOf(script: string, rank: number): string[] {
   return r.stdout.split('\n').slice(0, -1);
 }
 
-const spec = (framework: FrameworkKey, headAddress = '10.0.0.7'): MultiNodeSpec => ({ framework, nodes: 2, headAddress, port: 29500 });
+const spec = (framework: FrameworkKey, headAddress = '10.0.0.7'): MultiNodeSpec => ({ framework, nodes: 2, gpusPerNode: 2, headAddress, port: 29500 });
 
 describe('splitOverNodes', () => {
   test('fits one node: one node, all the GPUs, multi_node or not', () => {
@@ -44,9 +48,14 @@ describe('splitOverNodes', () => {
     assert.match(r({ gpus: 8, nodeGpus: 2, partitionNodes: 2, multiNode: true }), /needs 4 nodes of 2 GPUs; the partition has 2 nodes/);
     assert.match(r({ gpus: 2, nodeGpus: 2, partitionNodes: 2, multiNode: false, nodes: 2 }), /asks for 2 nodes, and hardware\.multi_node is not true/);
   });
-  test('TensorRT-LLM is refused across nodes with the reason; the others are launched', () => {
-    assert.match(multiNodeUnsupported('tensorrt_llm') ?? '', /trtllm-llmapi-launch under srun --mpi=pmix/);
-    for (const fw of ['sglang', 'vllm', 'tokenspeed'] as const) assert.equal(multiNodeUnsupported(fw), undefined);
+  test('every framework is launched across nodes; TensorRT-LLM refuses only words its launcher would re-split', () => {
+    for (const fw of ['sglang', 'vllm', 'tokenspeed', 'tensorrt_llm'] as const) assert.equal(multiNodeUnsupported(fw, ['serve', 'org/m', '--tp_size', '4']), undefined);
+    assert.equal(multiNodeUnsupported('sglang', HOSTILE), undefined, 'a sh -c script quotes every word');
+    for (const w of ['my model', 'a*', 'x?', '[y]', 'tab\tz', '']) {
+      assert.match(multiNodeUnsupported('tensorrt_llm', ['trtllm-serve', 'serve', w]) ?? '', /^trtllm-llmapi-launch re-splits its command on blanks \(and expands \* \? \[\), so the word .* would not reach trtllm-serve as one word$/, JSON.stringify(w));
+    }
+    // Quotes, $ and ; stay one word through the launcher's unquoted expansion (no second parse): allowed.
+    assert.equal(multiNodeUnsupported('tensorrt_llm', ['trtllm-serve', 'serve', "it's$(x);y|z`w`"]), undefined);
   });
 });
 
@@ -64,6 +73,15 @@ describe('sbatch and srun shapes', () => {
     assert.deepEqual(all.slice(0, 6), ['srun', '--jobid=7', '--overlap', '--nodes=2', '--ntasks=2', '--ntasks-per-node=1']);
     assert.deepEqual(all.slice(-4), ['--', 'sh', '-c', 'x']);
     assert.ok(srunArgv({ jobId: '7', nodelist: 'n1' }, ['node']).includes('--nodelist=n1'));
+  });
+  test('an MPI world (TensorRT-LLM): K nodes × G tasks; the step asks for the MPI plugin and dies with a failed task', () => {
+    const two = sbatchArgv({ ...req, nodes: 2, tasksPerNode: 2 });
+    for (const a of ['--nodes=2', '--ntasks=4', '--ntasks-per-node=2', '--gres=gpu:2']) assert.ok(two.includes(a), `${a} in ${two.join(' ')}`);
+    const eight = sbatchArgv({ ...req, gpus: 8, nodes: 4, tasksPerNode: 8 });
+    for (const a of ['--nodes=4', '--ntasks=32', '--ntasks-per-node=8', '--gres=gpu:8']) assert.ok(eight.includes(a), `${a} in ${eight.join(' ')}`);
+    const step = srunArgv({ jobId: '7', nodes: 2, tasksPerNode: 2, mpi: 'pmix' }, ['trtllm-llmapi-launch', 'x']);
+    assert.deepEqual(step.slice(0, 9), ['srun', '--jobid=7', '--overlap', '--nodes=2', '--ntasks=4', '--ntasks-per-node=2', '--mpi=pmix', '--kill-on-bad-exit=1', '--export=ALL']);
+    assert.ok(!srunArgv({ jobId: '7', nodes: 2 }, ['x']).some((a) => a.startsWith('--mpi')), 'a per-node launch leaves MPI to the cluster default');
   });
   test('scontrol show hostnames: one name a line', () => {
     assert.deepEqual(parseHostnames('n1\nn2\n'), ['n1', 'n2']);
@@ -101,5 +119,46 @@ describe('the multi-node launch script (run by sh)', () => {
     const probe = script.replaceAll(' exec ', " printf '%s\\n' ");
     const r = spawnSync('sh', ['-c', probe], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SLURM_NODEID: '1 $(echo no) *' }, encoding: 'utf8' });
     assert.deepEqual(r.stdout.split('\n').slice(0, -1), ['prog', '--nnodes', '2', '--node-rank', '1 $(echo no) *', '--dist-init-addr', '10.0.0.7:29500']);
+  });
+});
+
+describe('TensorRT-LLM across nodes: the server step as srun runs it', () => {
+  /** The argv a SlurmJobExecutor hands the login host for a start (no process is started). */
+  async function startedArgv(place: JobPlace, argv: string[]): Promise<string[]> {
+    let seen: readonly string[] = [];
+    const login = { start: (s: StartSpec) => ((seen = s.argv), Promise.resolve({} as ServerProcess)) } as unknown as LocalExecutor;
+    await new SlurmJobExecutor(login, place).start({ argv });
+    return [...seen];
+  }
+  const argv = ['trtllm-serve', 'serve', "/models/it's $(touch /tmp/pwned) `x`;rm", '--backend', 'pytorch', '--tp_size', '2', '--pp_size', '2'];
+  const place = (mpi?: string): JobPlace => ({
+    jobId: '42',
+    node: 'n1',
+    nodes: ['n1', 'n2'],
+    address: '10.0.0.7',
+    multiNode: { framework: 'tensorrt_llm', nodes: 2, gpusPerNode: 2, headAddress: '10.0.0.7', port: 29500, serverArgv: argv, ...(mpi ? { mpi } : {}) },
+  });
+
+  test('one step, 2 nodes × 2 tasks under srun --mpi=pmix, each trtllm-llmapi-launch and the words as given (no shell)', async () => {
+    const withKey = [...argv, '--extra_llm_api_options', '/run/key file.yaml'];
+    const step = await startedArgv(place(), withKey);
+    assert.deepEqual(step, ['srun', '--jobid=42', '--overlap', '--nodes=2', '--ntasks=4', '--ntasks-per-node=2', '--mpi=pmix', '--kill-on-bad-exit=1', '--export=ALL', '--', 'trtllm-llmapi-launch', ...withKey]);
+    assert.ok(!step.includes('sh') && !step.some((w) => w.startsWith('--nnodes') || w.startsWith('--node-rank')), 'no rank flags: MPI gives the ranks');
+  });
+
+  test('the plan\'s MPI type replaces pmix; a command that is not the server stays one task on the head', async () => {
+    assert.ok((await startedArgv(place('pmi2'), argv)).includes('--mpi=pmi2'));
+    const probe = await startedArgv(place(), ['node', '-e', '1']);
+    assert.deepEqual(probe.slice(0, 6), ['srun', '--jobid=42', '--overlap', '--nodes=1', '--ntasks=1', '--nodelist=n1']);
+  });
+
+  test('the recorded head command is what rank 0 ran, shell-quoted: hostile words stay words when sh reads it back', () => {
+    const ex = new SlurmJobExecutor({} as LocalExecutor, place());
+    const head = ex.headCommand() ?? [];
+    assert.deepEqual(head, ['trtllm-llmapi-launch', ...argv]);
+    const line = shlexJoin(head);
+    const r = spawnSync('sh', ['-c', `printf '%s\\n' ${line}`], { encoding: 'utf8' });
+    assert.deepEqual(r.stdout.split('\n').slice(0, -1), head);
+    assert.ok(!existsSync('/tmp/pwned'), 'no command substitution ran');
   });
 });

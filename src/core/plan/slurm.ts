@@ -14,6 +14,8 @@ export interface PlanSlurm {
   containerImage?: string;
   /** More `sbatch` arguments, each one word (no shell splitting). */
   sbatchArgs: string[];
+  /** srun --mpi for a launch that is one MPI world across nodes (TensorRT-LLM); pmix when absent. */
+  mpi?: string;
 }
 
 /** A job's time limit when the plan names none: generous for one candidate's launch and every trial. */
@@ -69,11 +71,11 @@ export function readPlanSlurm(root: Obj, problems: string[]): PlanSlurm | undefi
   const v = root.slurm;
   if (v === undefined || v === null) return undefined;
   if (!isObj(v)) {
-    problems.push('slurm must be a mapping (partition, account, qos, time_limit, gres, constraint, container_image, sbatch_args)');
+    problems.push('slurm must be a mapping (partition, account, qos, time_limit, gres, constraint, container_image, sbatch_args, mpi)');
     return undefined;
   }
   const out: PlanSlurm = { timeLimit: timeLimit(v, problems), gres: word(v, 'gres', problems) ?? 'gpu', sbatchArgs: sbatchArgs(v, problems) };
-  for (const [key, field] of [['partition', 'partition'], ['account', 'account'], ['qos', 'qos'], ['constraint', 'constraint']] as const) {
+  for (const [key, field] of [['partition', 'partition'], ['account', 'account'], ['qos', 'qos'], ['constraint', 'constraint'], ['mpi', 'mpi']] as const) {
     const w = word(v, key, problems);
     if (w !== undefined) out[field] = w;
   }

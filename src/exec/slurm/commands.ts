@@ -11,6 +11,8 @@ export interface JobRequest {
   gpus: number;
   /** Nodes the job spans (one task on each); 1 when absent. */
   nodes?: number;
+  /** Tasks on each node of a multi-node job: one per GPU for an MPI world (TensorRT-LLM); 1 when absent. */
+  tasksPerNode?: number;
   constraint?: string;
   /** The whole node (real engines: no neighbour, no port clash); false packs jobs by GPU. */
   exclusive: boolean;
@@ -31,9 +33,14 @@ export function finishArgv(id: string): string[] {
   return ['scancel', '--batch', '--signal=TERM', id];
 }
 
+/** K nodes with T tasks on each: `--nodes=K --ntasks=K*T --ntasks-per-node=T`. */
+function spread(nodes: number, tasksPerNode: number): string[] {
+  return [`--nodes=${nodes}`, `--ntasks=${nodes * tasksPerNode}`, `--ntasks-per-node=${tasksPerNode}`];
+}
+
 export function sbatchArgv(r: JobRequest): string[] {
   const nodes = r.nodes ?? 1;
-  const shape = nodes > 1 ? [`--nodes=${nodes}`, `--ntasks=${nodes}`, '--ntasks-per-node=1'] : ['--nodes=1', '--ntasks=1'];
+  const shape = nodes > 1 ? spread(nodes, r.tasksPerNode ?? 1) : ['--nodes=1', '--ntasks=1'];
   const argv = ['sbatch', '--parsable', `--job-name=${r.name}`, `--time=${r.timeLimit}`, ...shape, `--output=${r.output}`, `--chdir=${r.chdir}`];
   if (r.partition) argv.push(`--partition=${r.partition}`);
   if (r.account) argv.push(`--account=${r.account}`);
@@ -58,6 +65,10 @@ export interface StepOptions {
   containerImage?: string;
   /** A step on every node of a multi-node job (one task each); 1 when absent. */
   nodes?: number;
+  /** Tasks on each of those nodes (an MPI world: one per GPU); 1 when absent. */
+  tasksPerNode?: number;
+  /** srun --mpi=TYPE (an MPI world's step: pmix); the cluster's MpiDefault when absent. */
+  mpi?: string;
   /** The node a one-task step runs on (a multi-node job's head); Slurm's choice when absent. */
   nodelist?: string;
 }
@@ -65,8 +76,10 @@ export interface StepOptions {
 /** A step inside a running job: shares the job's allocation with the other steps (`--overlap`). */
 export function srunArgv(o: StepOptions, argv: readonly string[]): string[] {
   const nodes = o.nodes ?? 1;
-  const shape = nodes > 1 ? [`--nodes=${nodes}`, `--ntasks=${nodes}`, '--ntasks-per-node=1'] : ['--nodes=1', '--ntasks=1', ...(o.nodelist ? [`--nodelist=${o.nodelist}`] : [])];
-  const out = ['srun', `--jobid=${o.jobId}`, '--overlap', ...shape, '--export=ALL'];
+  const shape = nodes > 1 ? spread(nodes, o.tasksPerNode ?? 1) : ['--nodes=1', '--ntasks=1', ...(o.nodelist ? [`--nodelist=${o.nodelist}`] : [])];
+  // An MPI world is one program: a task that fails takes the step down (as mpirun does) instead of leaving the others waiting.
+  const mpi = o.mpi ? [`--mpi=${o.mpi}`, '--kill-on-bad-exit=1'] : [];
+  const out = ['srun', `--jobid=${o.jobId}`, '--overlap', ...shape, ...mpi, '--export=ALL'];
   if (o.gres) out.push(`--gres=${o.gres}`);
   if (o.containerImage) out.push(`--container-image=${o.containerImage}`);
   return [...out, '--', ...argv];

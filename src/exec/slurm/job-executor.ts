@@ -4,7 +4,7 @@
 import type { LocalExecutor } from '../local';
 import type { ConnectionLostError, Executor, PortForward, RunOptions, RunResult, ServerProcess, StartSpec } from '../types';
 import { srunAllocationArgv, srunArgv, type AllocationOptions } from './commands';
-import { headArgv, multiNodeScript, type MultiNodeSpec } from './multinode';
+import { DEFAULT_SLURM_MPI, headArgv, isMpiWorld, mpiTaskArgv, multiNodeScript, type MultiNodeSpec } from './multinode';
 
 export interface JobPlace {
   jobId: string;
@@ -12,7 +12,7 @@ export interface JobPlace {
   node: string;
   /** Every node of the job, the head first (a multi-node server's step spans them all). */
   nodes?: readonly string[];
-  /** Set when the job spans nodes: the server (a start whose argv begins with `serverArgv`) runs as the framework's multi-node launch, one task per node; every other step runs on the head. */
+  /** Set when the job spans nodes: the server (a start whose argv begins with `serverArgv`) runs as the framework's multi-node launch (one task per node, or an MPI world's task per GPU); every other step runs on the head. */
   multiNode?: MultiNodeSpec & { serverArgv: readonly string[] };
   /** NodeAddr of the node: where its servers listen. */
   address: string;
@@ -41,11 +41,16 @@ export class SlurmJobExecutor implements Executor {
     return srunArgv({ jobId: this.place.jobId, ...head, ...(this.place.containerImage ? { containerImage: this.place.containerImage } : {}) }, argv);
   }
 
-  /** The server's step on a multi-node job: every node runs `sh -c SCRIPT`, which execs its rank's command. */
+  /**
+   * The server's step on a multi-node job: every node runs `sh -c SCRIPT`, which execs its rank's command; an MPI
+   * world (TensorRT-LLM) is one task per GPU under `srun --mpi=pmix`, each `trtllm-llmapi-launch ARGV` (rank 0 serves).
+   */
   private serverStep(argv: readonly string[]): string[] {
     const m = this.place.multiNode;
     if (!m || !startsWith(argv, m.serverArgv)) return this.step(argv);
-    return srunArgv({ jobId: this.place.jobId, nodes: m.nodes, ...(this.place.containerImage ? { containerImage: this.place.containerImage } : {}) }, ['sh', '-c', multiNodeScript(m, argv)]);
+    const image = this.place.containerImage ? { containerImage: this.place.containerImage } : {};
+    if (isMpiWorld(m.framework)) return srunArgv({ jobId: this.place.jobId, nodes: m.nodes, tasksPerNode: m.gpusPerNode, mpi: m.mpi ?? DEFAULT_SLURM_MPI, ...image }, mpiTaskArgv(argv));
+    return srunArgv({ jobId: this.place.jobId, nodes: m.nodes, ...image }, ['sh', '-c', multiNodeScript(m, argv)]);
   }
 
   /** Every node of the job, the head first. */

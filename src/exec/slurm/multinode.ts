@@ -1,4 +1,4 @@
-// A candidate across several Slurm nodes: how its GPUs split over nodes, and the framework's own multi-node launch as one `sh -c` script that every task of one srun step runs (only the node rank is expanded there, from SLURM_NODEID).
+// A candidate across several Slurm nodes: how its GPUs split over nodes, and the framework's own multi-node launch: one `sh -c` script that every task (one a node) of one srun step runs (only the node rank is expanded there, from SLURM_NODEID), or for TensorRT-LLM one MPI world (a task per GPU, each running trtllm-llmapi-launch).
 import { shlexJoin, shlexQuote } from '../../core/candidates/shell';
 import type { FrameworkKey } from '../../core/frameworks/types';
 
@@ -38,20 +38,39 @@ export function splitOverNodes(a: SplitAsk, gres = 'gpu'): NodeSplit | { refused
   return { nodes, gpusPerNode: per };
 }
 
-/** Why a framework is not launched across nodes here, or undefined when it is. */
-export function multiNodeUnsupported(fw: FrameworkKey): string | undefined {
-  if (fw !== 'tensorrt_llm') return undefined;
-  // trtllm-serve spans nodes as one MPI world: one task per GPU under `srun --mpi=pmix`, wrapped in trtllm-llmapi-launch
-  // (TensorRT-LLM's examples/llm-api/llm_mgmn_trtllm_serve.sh); not a per-node launch with a rank flag.
-  return 'TensorRT-LLM runs across nodes as one MPI world (trtllm-llmapi-launch under srun --mpi=pmix, one task per GPU), which autobench does not launch yet';
+/** The frameworks that span nodes as one MPI world: one task per GPU, all running the MPI launcher (TensorRT-LLM). */
+export function isMpiWorld(fw: FrameworkKey): boolean {
+  return fw === 'tensorrt_llm';
+}
+
+/** TensorRT-LLM's launcher under Slurm (examples/llm-api/llm_mgmn_trtllm_serve.sh): rank 0 runs the command, the other ranks MPI workers. */
+export const TRTLLM_LAUNCHER = 'trtllm-llmapi-launch';
+
+/** The MPI plugin an MPI-world step asks srun for when the plan names none (slurm.mpi). */
+export const DEFAULT_SLURM_MPI = 'pmix';
+
+/**
+ * Why a candidate is not launched across nodes here, or undefined when it is. trtllm-llmapi-launch keeps its command
+ * as one string and runs it unquoted (`task_with_command="${@:1}"; $task_with_command`): a word with blanks or a glob
+ * character would not reach trtllm-serve as one word.
+ */
+export function multiNodeUnsupported(fw: FrameworkKey, argv: readonly string[] = []): string | undefined {
+  if (!isMpiWorld(fw)) return undefined;
+  const bad = argv.find((w) => w === '' || /[\s*?[]/.test(w));
+  if (bad === undefined) return undefined;
+  return `${TRTLLM_LAUNCHER} re-splits its command on blanks (and expands * ? [), so the word ${shlexQuote(bad)} would not reach trtllm-serve as one word`;
 }
 
 export interface MultiNodeSpec {
   framework: FrameworkKey;
   nodes: number;
+  /** GPUs on each node: the tasks per node of an MPI world (TensorRT-LLM). */
+  gpusPerNode: number;
+  /** srun --mpi for an MPI world (the plan's slurm.mpi, else pmix). */
+  mpi?: string;
   /** Where the other ranks reach the head (rank 0): its NodeAddr. */
   headAddress: string;
-  /** The head's rendezvous port (SGLang's --dist-init-addr port, vLLM's --master-port). */
+  /** The head's rendezvous port (SGLang's --dist-init-addr port, vLLM's --master-port; unused by an MPI world). */
   port: number;
 }
 
@@ -99,8 +118,9 @@ function rankWords(m: MultiNodeSpec, rank: string | typeof RANK, head: boolean):
   return ['--nnodes', String(m.nodes), '--node-rank', rank, '--dist-init-addr', `${m.headAddress}:${m.port}`];
 }
 
-/** The head's (rank 0) command as it runs: what a multi-node row records. */
+/** The head's (rank 0) command as it runs: what a multi-node row records. An MPI world's every task runs the same words. */
 export function headArgv(m: MultiNodeSpec, argv: readonly string[]): string[] {
+  if (isMpiWorld(m.framework)) return mpiTaskArgv(argv);
   return [...withoutMultiNodeFlags(m.framework, argv), ...(rankWords(m, '0', true) as string[])];
 }
 
@@ -114,4 +134,9 @@ export function multiNodeScript(m: MultiNodeSpec, argv: readonly string[]): stri
   const head = shlexJoin(headArgv(m, argv));
   const other = [...base, ...rankWords(m, RANK, false)].map((w) => (w === RANK ? '"$SLURM_NODEID"' : shlexQuote(w))).join(' ');
   return `case "$SLURM_NODEID" in 0) exec ${head} ;; *) exec ${other} ;; esac`;
+}
+
+/** What every task of an MPI world's step runs: the launcher and the candidate's command, no shell between (srun execs the argv). */
+export function mpiTaskArgv(argv: readonly string[]): string[] {
+  return [TRTLLM_LAUNCHER, ...argv];
 }
