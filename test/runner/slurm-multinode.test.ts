@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/runner';
-import { cleanup, planYaml, runOnSim, simBundle, tempDir } from '../support/runner';
-import { cancelJobs, ensureSlurm, jobPrefix, runCommand, type SlurmCluster } from '../support/slurm';
+import { planYaml, runOnSim, simBundle } from '../support/runner';
+import { cancelJobs, ensureSlurm, jobPrefix, liveJobs, runCommand, runFolders, simProcesses, type SlurmCluster } from '../support/slurm';
 import { validateJson } from '../../src/core/config/schema-check';
 
 const PREFIX = jobPrefix('slurm-mn');
@@ -43,16 +43,7 @@ interface JobRec {
 }
 const manifestOf = (out: string) => JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { slurm: { partition: string; jobs: JobRec[] } };
 
-async function liveJobs(): Promise<string[]> {
-  const q = await runCommand('squeue', ['-h', '-o', '%i|%j']);
-  return q.stdout.split('\n').filter((l) => l.split('|')[1]?.startsWith(PREFIX));
-}
 
-async function simProcesses(): Promise<string[]> {
-  const js = await simBundle();
-  const r = await runCommand('ps', ['-eo', 'pid=,args=']);
-  return r.stdout.split('\n').filter((l) => l.includes(js) && !l.includes(' ps '));
-}
 
 /** Every server log of a run, by its directory name. */
 function serverLogs(out: string): Map<string, string> {
@@ -99,19 +90,14 @@ async function assertTrtllmWorld(out: string, jobs: JobRec[], head: string, seco
 
 describe('--target slurm across two nodes (real Slurm cluster, simulated engine on the nodes)', { timeout: 600_000 }, () => {
   let cluster: SlurmCluster;
-  const dirs: string[] = [];
+  const { outDir, cleanupAll } = runFolders(PREFIX);
   before(async () => {
     cluster = await ensureSlurm();
   });
   after(async () => {
     await cancelJobs(PREFIX);
-    dirs.forEach(cleanup);
+    cleanupAll();
   });
-  const outDir = (name: string): string => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, `${PREFIX.replace(/^autobench-/, '')}${name}`);
-  };
   const run = (plan: string, out: string, o: Parameters<typeof runOnSim>[1] = {}) =>
     runOnSim(plan, { outDir: out, target: `slurm:${cluster.twoNodes.partition}`, simOnNodes: true, maxParallel: 1, strategy: 'grid', repeats: 0, skipSmoke: true, ...o });
 
@@ -168,8 +154,8 @@ describe('--target slurm across two nodes (real Slurm cluster, simulated engine 
     const skipped = result.rows.filter((r) => r.status === 'skipped').map((r) => `${String(r.framework)}: ${String(r.failure_reason)}`);
     assert.equal(skipped.length, 1, skipped.join('\n'));
     assert.ok(skipped.some((s) => /^sglang: .*3 GPUs do not split evenly over 2 nodes/.test(s)), skipped.join('\n'));
-    assert.deepEqual(await liveJobs(), []);
-    assert.deepEqual(await simProcesses(), []);
+    assert.deepEqual(await liveJobs(PREFIX), []);
+    assert.deepEqual(await simProcesses(await simBundle()), []);
   });
 
   test('multi_node: false: a candidate needing more GPUs than a node has is skipped with the reason, nothing submitted', async () => {
@@ -195,9 +181,9 @@ describe('--target slurm across two nodes (real Slurm cluster, simulated engine 
       const { result } = await run(PLAN, out, { onEvent, signal: ac.signal, frameworks: [fw] });
       assert.equal(result.status, 'cancelled');
       assert.ok(ready >= 1);
-      assert.deepEqual(await liveJobs(), [], 'no job of the run is queued or running');
+      assert.deepEqual(await liveJobs(PREFIX), [], 'no job of the run is queued or running');
       // Both nodes' engines were processes of this machine, started by the two slurmd: none is left.
-      assert.deepEqual(await simProcesses(), []);
+      assert.deepEqual(await simProcesses(await simBundle()), []);
       const jobs = manifestOf(out).slurm.jobs;
       assert.ok(jobs.length >= 1 && jobs.every((j) => j.node_count === 2 && (j.state === 'CANCELLED' || j.state === 'COMPLETED')), JSON.stringify(jobs));
     });

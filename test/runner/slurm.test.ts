@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/runner';
-import { cleanup, cliBundle, groupAlive, planYaml, readRowsFile, runOnSim, serverPids, simBundle, tempDir } from '../support/runner';
-import { cancelJobs, ensureSlurm, jobPrefix, runCommand, type SlurmCluster } from '../support/slurm';
+import { cliBundle, groupAlive, planYaml, readRowsFile, runOnSim, serverPids, simBundle } from '../support/runner';
+import { cancelJobs, ensureSlurm, jobPrefix, liveJobs, runCommand, runFolders, simProcesses, type SlurmCluster } from '../support/slurm';
 import { validateJson } from '../../src/core/config/schema-check';
 
 const PREFIX = jobPrefix('slurm');
@@ -38,11 +38,6 @@ interface JobRec {
 }
 const manifestOf = (out: string) => JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { status: string; slurm: { partition: string; max_parallel: number; jobs: JobRec[] }; live_servers: unknown[] };
 
-/** Jobs of this suite still queued or running. */
-async function liveJobs(): Promise<string[]> {
-  const q = await runCommand('squeue', ['-h', '-o', '%i|%j']);
-  return q.stdout.split('\n').filter((l) => l.split('|')[1]?.startsWith(PREFIX));
-}
 
 /** Times of a run's jobs as accounting has them (sacct): [start, end] in ms. */
 async function accounted(ids: string[]): Promise<Map<string, [number, number]>> {
@@ -86,28 +81,17 @@ function liveMembers(pgid: number): string[] {
   return out;
 }
 
-/** Processes running this suite's simulator bundle (the engines the jobs started), as `pid cmdline`. */
-async function simProcesses(): Promise<string[]> {
-  const js = await simBundle();
-  const r = await runCommand('ps', ['-eo', 'pid=,args=']);
-  return r.stdout.split('\n').filter((l) => l.includes(js) && !l.includes(' ps '));
-}
 
 describe('--target slurm (real Slurm cluster, simulated engine on the node)', { timeout: 600_000 }, () => {
   let cluster: SlurmCluster;
-  const dirs: string[] = [];
+  const { outDir, cleanupAll } = runFolders(PREFIX);
   before(async () => {
     cluster = await ensureSlurm();
   });
   after(async () => {
     await cancelJobs(PREFIX);
-    dirs.forEach(cleanup);
+    cleanupAll();
   });
-  const outDir = (name: string): string => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, `${PREFIX.replace(/^autobench-/, '')}${name}`);
-  };
   const slurmRun = (out: string, o: Parameters<typeof runOnSim>[1] = {}) => runOnSim(PLAN, { outDir: out, target: 'slurm', simOnNodes: true, maxParallel: 2, strategy: 'grid', repeats: 0, skipSmoke: true, ...o });
 
   test('two candidates at once, each its own job on its own GPU; rows schema-valid, simulated, naming node and job', async () => {
@@ -148,8 +132,8 @@ describe('--target slurm (real Slurm cluster, simulated engine on the node)', { 
       assert.ok(trials >= 2, `job ${j.job_id} measured ${trials} trial(s)`);
       assert.deepEqual(steps.get(j.job_id), ['serve'], `job ${j.job_id}'s client steps for its ${trials} trials`);
     }
-    assert.deepEqual(await liveJobs(), []);
-    assert.deepEqual(await simProcesses(), []);
+    assert.deepEqual(await liveJobs(PREFIX), []);
+    assert.deepEqual(await simProcesses(await simBundle()), []);
   });
 
   test('a candidate asking for more GPUs than a node has is skipped with the reason; the others run', async () => {
@@ -174,10 +158,10 @@ describe('--target slurm (real Slurm cluster, simulated engine on the node)', { 
     const { result } = await slurmRun(out, { onEvent, signal: ac.signal });
     assert.equal(result.status, 'cancelled');
     assert.ok(pids.length >= 1);
-    assert.deepEqual(await liveJobs(), [], 'no job of the run is queued or running');
+    assert.deepEqual(await liveJobs(PREFIX), [], 'no job of the run is queued or running');
     for (const p of [...pids, ...serverPids(out)]) assert.deepEqual(liveMembers(p), [], `server group ${p} survived`);
     // The engines ran inside the jobs (started by slurmd, not by us): none of them is left either.
-    assert.deepEqual(await simProcesses(), []);
+    assert.deepEqual(await simProcesses(await simBundle()), []);
     const m = manifestOf(out);
     assert.deepEqual(m.live_servers, []);
     assert.ok(m.slurm.jobs.length >= 1 && m.slurm.jobs.every((j) => j.state === 'CANCELLED' || j.state === 'COMPLETED'), JSON.stringify(m.slurm.jobs));
@@ -209,7 +193,7 @@ describe('--target slurm (real Slurm cluster, simulated engine on the node)', { 
     for (const k of beforeKeys) assert.ok(keys.includes(k), `row ${k} was lost`);
     const m = manifestOf(out);
     assert.equal(m.status, 'completed');
-    assert.deepEqual(await liveJobs(), []);
+    assert.deepEqual(await liveJobs(PREFIX), []);
     const done = new Set(readRowsFile(out).filter((r) => r.status === 'ok').map((r) => `${String(r.framework)} ${String(r.candidate_id)}`));
     assert.equal(done.size, 4, [...done].join(', '));
   });

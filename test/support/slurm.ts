@@ -1,5 +1,7 @@
 // The real Slurm cluster of tools/slurm-host/setup.sh for the suites that submit jobs (partition autobench: one node; autobench2n: two nodes): started when it is not running (a test run brings what it needs), never skipped, and the jobs a suite leaves behind cancelled.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { REPO } from './fixtures';
 
@@ -132,4 +134,29 @@ export async function cancelJobs(prefix: string, timeoutMs = 30_000): Promise<st
 
 function lastLines(text: string, n: number): string {
   return text.trimEnd().split('\n').slice(-n).join('\n');
+}
+
+/** Jobs named with `prefix` still queued or running, as `id|name`. */
+export async function liveJobs(prefix: string): Promise<string[]> {
+  const q = await runCommand('squeue', ['-h', '-o', '%i|%j']);
+  return q.stdout.split('\n').filter((l) => l.split('|')[1]?.startsWith(prefix));
+}
+
+/** Processes running the simulator bundle `js` (the engines a suite's jobs started), as `pid args`. */
+export async function simProcesses(js: string): Promise<string[]> {
+  const r = await runCommand('ps', ['-eo', 'pid=,args=']);
+  return r.stdout.split('\n').filter((l) => l.includes(js) && !l.includes(' ps '));
+}
+
+/** A suite's run folders under fresh temp dirs, named with its job prefix (so its jobs can be found and cancelled), removed by `cleanupAll`. */
+export function runFolders(prefix: string): { outDir: (name: string) => string; cleanupAll: () => void } {
+  const dirs: string[] = [];
+  return {
+    outDir: (name) => {
+      const d = mkdtempSync(path.join(tmpdir(), 'autobench-run-'));
+      dirs.push(d);
+      return path.join(d, `${prefix.replace(/^autobench-/, '')}${name}`);
+    },
+    cleanupAll: () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })),
+  };
 }
