@@ -11,7 +11,7 @@ export const SEND_ALWAYS = 'Always for This Host';
 export const DONT_SEND = "Don't Send";
 
 /** What a run gets: the names it may send (its secretEnv) and the approved values, all the worker receives; and, by name only, what was asked, sent and withheld. */
-export interface RunSecrets {
+export interface ApprovedSecrets {
   names: string[];
   send: Record<string, string>;
   asked: string[];
@@ -50,7 +50,7 @@ function approvals(state: vscode.Memento): Approvals {
  * log). `testAnswer`: the answer a test gives instead of the modal (VS Code's test host refuses modal dialogs); the
  * caller passes it only when the extension runs in ExtensionMode.Test, so no command argument can skip the question.
  */
-export async function secretsForRun(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel, target: string, planText: string, testAnswer?: Answer): Promise<RunSecrets> {
+export async function secretsForRun(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel, target: string, planText: string, testAnswer?: Answer): Promise<ApprovedSecrets> {
   const names = secretNamesFor(target, DEFAULT_SECRET_NAMES, planSecretNames(planText));
   const offers = offersOf(names, await storedSecrets(extension.secrets), process.env);
   const asked: string[] = [];

@@ -58,32 +58,7 @@ export async function serveFromCli(fw: FrameworkKey, invocation: string | undefi
   if (role && role.rank > 0) return runWorker(role, (line) => logTo.write(`${line}\n`), o.stopSignal ?? signalled());
   let crashed!: (code: number) => void;
   const crash = new Promise<number>((r) => (crashed = r));
-  let server: SimServer;
-  try {
-    server = await startSimServer({
-      framework: fw,
-      args: argv,
-      invocation,
-      env: o.env ?? process.env,
-      log: (line) => logTo.write(`${line}\n`),
-      onCrash: () => crashed(1),
-    });
-  } catch (e) {
-    if (e instanceof SimStartError) {
-      io.err.write(`${e.lines.join('\n')}\n`);
-      return e.exitCode;
-    }
-    throw e;
-  }
-  let rendezvous: Awaited<ReturnType<typeof headRendezvous>> | undefined;
-  try {
-    rendezvous = role ? await headRendezvous(role, (line) => logTo.write(`${line}\n`)) : undefined;
-  } catch (e) {
-    io.err.write(`error: the head cannot listen on port ${role?.port}: ${(e as Error).message}\n`);
-    await server.close();
-    return 1;
-  }
-  o.onReady?.(server);
+  // Listening for TERM before the server says it is ready: a TERM right after the ready line must stop it cleanly (exit 0).
   let unlisten = (): void => undefined;
   const stopped =
     o.stopSignal?.then(() => 0) ??
@@ -99,6 +74,34 @@ export async function serveFromCli(fw: FrameworkKey, invocation: string | undefi
         process.off('SIGTERM', stop);
       };
     });
+  let server: SimServer;
+  try {
+    server = await startSimServer({
+      framework: fw,
+      args: argv,
+      invocation,
+      env: o.env ?? process.env,
+      log: (line) => logTo.write(`${line}\n`),
+      onCrash: () => crashed(1),
+    });
+  } catch (e) {
+    unlisten();
+    if (e instanceof SimStartError) {
+      io.err.write(`${e.lines.join('\n')}\n`);
+      return e.exitCode;
+    }
+    throw e;
+  }
+  let rendezvous: Awaited<ReturnType<typeof headRendezvous>> | undefined;
+  try {
+    rendezvous = role ? await headRendezvous(role, (line) => logTo.write(`${line}\n`)) : undefined;
+  } catch (e) {
+    io.err.write(`error: the head cannot listen on port ${role?.port}: ${(e as Error).message}\n`);
+    unlisten();
+    await server.close();
+    return 1;
+  }
+  o.onReady?.(server);
   const code = await Promise.race([crash, stopped]);
   unlisten();
   rendezvous?.close();
