@@ -92,3 +92,10 @@ export function redactArgv(argv: readonly string[]): string[] {
 export function secretNamedValue(key: string, value: string): boolean {
   return SECRET_NAME.test(key) && value.trim() !== '' && !NONE.test(value.trim());
 }
+
+/** An environment variable whose name says it holds a secret (HF_TOKEN, OPENAI_API_KEY, DB_PASSWORD): a child process gets it only by name, never by inheritance. */
+const SECRET_VARIABLE = /TOKEN|API_KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+
+export function looksLikeSecretName(name: string): boolean {
+  return SECRET_VARIABLE.test(name);
+}

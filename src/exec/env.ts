@@ -1,12 +1,9 @@
 // Which variables a launched process gets: plain env as given, secrets by name from the secret source, nothing secret by accident.
 import type { EnvOptions, SecretSource } from './types';
 import { checkEnvName } from './types';
+import { looksLikeSecretName } from '../core/secrets';
 
-const SECRET_NAME = /TOKEN|API_KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
-
-export function looksLikeSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
+export { looksLikeSecretName };
 
 /** Secret name -> value for the names that are set; a value with a newline cannot travel through `read -r`. */
 export function resolveSecrets(names: readonly string[] | undefined, source: SecretSource): Map<string, string> {

@@ -208,7 +208,7 @@ export class Runs {
           ...(opts.simSpeed ? { simSpeed: opts.simSpeed } : {}),
           ...(opts.repeats !== undefined ? { repeats: opts.repeats } : {}),
           ...slurm,
-          secretEnv: secrets.names,
+          secretEnv: secrets.serverEnv,
         },
         // Approved values only (read here: SecretStorage is the extension's); the worker gets them over IPC and nothing else.
         secrets: secrets.send,

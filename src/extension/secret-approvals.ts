@@ -4,8 +4,7 @@
 // A value reaches a target only when the user approved that target for that name ("Always for This Host", kept) or
 // for this one run ("Send Once", not kept). Nothing else falls back to an environment: what is not approved is not
 // sent, and the run worker starts without those variables (withoutSecretVariables).
-import { parse } from 'yaml';
-import { planSecretNames as namesOf, readPlanSecrets } from '../core/plan/secrets';
+import { looksLikeSecretName } from '../core/secrets';
 
 /** The global-state key: target -> approved secret names. */
 export const APPROVALS_KEY = 'autobench.secretApprovals';
@@ -22,8 +21,6 @@ export interface SecretOffer {
   from: 'secret storage' | 'environment';
 }
 
-/** Variable names that hold secrets by their name (the executors' own rule: exec/env.ts). */
-const SECRET_VARIABLE = /TOKEN|API_KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
 
 /** The global state's value read defensively: anything but target -> string[] is dropped. */
 export function approvalsOf(raw: unknown): Approvals {
@@ -78,19 +75,6 @@ export function secretNamesFor(target: string, hfNames: readonly string[], planN
   return [...new Set([...(target === 'sim' ? [] : hfNames), ...planNames])];
 }
 
-/**
- * The variable names a plan's `secrets:` block asks for (its servers' API key, their other variables, the client's
- * headers), read by the core's own reader; a text that does not parse asks for none (the run then fails on it).
- */
-export function planSecretNames(planText: string): string[] {
-  try {
-    const root: unknown = parse(planText);
-    return typeof root === 'object' && root !== null && !Array.isArray(root) ? namesOf(readPlanSecrets(root as Record<string, unknown>, [])) : [];
-  } catch {
-    return [];
-  }
-}
-
 /** What each name would send: SecretStorage first (the Hugging Face token), else the environment; names without a value offer nothing. */
 export function offersOf(names: readonly string[], stored: Readonly<Record<string, string>>, env: Readonly<Record<string, string | undefined>>): SecretOffer[] {
   const out: SecretOffer[] = [];
@@ -137,6 +121,6 @@ export async function decideSecrets(target: string, offers: readonly SecretOffer
  */
 export function withoutSecretVariables(env: NodeJS.ProcessEnv, names: readonly string[] = []): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !names.includes(k) && !SECRET_VARIABLE.test(k)) out[k] = v;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !names.includes(k) && !looksLikeSecretName(k)) out[k] = v;
   return out;
 }

@@ -4,7 +4,8 @@
 import * as vscode from 'vscode';
 import { DEFAULT_SECRET_NAMES } from '../runner/target';
 import { storedSecrets } from './run-inputs';
-import { approvalPairs, approvalsOf, APPROVALS_KEY, decideSecrets, offersOf, planSecretNames, secretNamesFor, withoutApprovals, type Answer, type ApprovalPair, type Approvals, type SecretOffer } from './secret-approvals';
+import { secretNamesOfText } from '../core/plan/secrets';
+import { approvalPairs, approvalsOf, APPROVALS_KEY, decideSecrets, offersOf, secretNamesFor, withoutApprovals, type Answer, type ApprovalPair, type Approvals, type SecretOffer } from './secret-approvals';
 
 export const SEND_ONCE = 'Send Once';
 export const SEND_ALWAYS = 'Always for This Host';
@@ -13,6 +14,11 @@ export const DONT_SEND = "Don't Send";
 /** What a run gets: the names it may send (its secretEnv) and the approved values, all the worker receives; and, by name only, what was asked, sent and withheld. */
 export interface ApprovedSecrets {
   names: string[];
+  /**
+   * The run's secretEnv: the approved Hugging Face token names. The plan's own names need no listing (the runner reads
+   * its secrets: block: server_env goes to every server, the API key and the headers only where they are used).
+   */
+  serverEnv: string[];
   send: Record<string, string>;
   asked: string[];
   withheld: string[];
@@ -51,7 +57,7 @@ function approvals(state: vscode.Memento): Approvals {
  * caller passes it only when the extension runs in ExtensionMode.Test, so no command argument can skip the question.
  */
 export async function secretsForRun(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel, target: string, planText: string, testAnswer?: Answer): Promise<ApprovedSecrets> {
-  const names = secretNamesFor(target, DEFAULT_SECRET_NAMES, planSecretNames(planText));
+  const names = secretNamesFor(target, DEFAULT_SECRET_NAMES, secretNamesOfText(planText));
   const offers = offersOf(names, await storedSecrets(extension.secrets), process.env);
   const asked: string[] = [];
   const decision = await decideSecrets(target, offers, approvals(extension.globalState), (offer) => {
@@ -62,7 +68,7 @@ export async function secretsForRun(extension: vscode.ExtensionContext, log: vsc
   if (decision.changed) await extension.globalState.update(APPROVALS_KEY, decision.approvals);
   for (const name of Object.keys(decision.send)) log.info(`secret ${name} is sent to ${target} (approved)`);
   for (const name of decision.withheld) log.warn(`secret ${name} is NOT sent to ${target}: not approved for it; the run goes on without it`);
-  return { names, send: decision.send, asked, withheld: decision.withheld };
+  return { names, serverEnv: DEFAULT_SECRET_NAMES.filter((n) => n in decision.send), send: decision.send, asked, withheld: decision.withheld };
 }
 
 /** The pairs a caller named (`'all'`, or [{target, name}]), else those the user picks. Revoking only takes rights away, so any caller may. */

@@ -4,6 +4,7 @@ import type { FrameworkKey } from '../core/frameworks/types';
 import type { PlanSecrets } from '../core/plan/secrets';
 import type { RunPlan } from '../core/plan/types';
 import { findFlag, knownFlagsFor } from '../core/config/known-flags';
+import { frameworkSpec } from '../core/frameworks';
 import { CLIENT_HEADERS_ENV } from '../client/wire';
 
 /** The variable vLLM reads its API key from (its `--api-key` wins when both are set). */
@@ -103,8 +104,6 @@ export function serverSecrets(s: RunSecrets, fw: FrameworkKey, readsConfigFile: 
   return { secretEnv, extraArgv, ...(d.kind === 'file' ? { configFlag: d.flag } : {}) };
 }
 
-const FRAMEWORK_NAMES: Record<FrameworkKey, string> = { sglang: 'SGLang', vllm: 'vLLM', tensorrt_llm: 'TensorRT-LLM', tokenspeed: 'TokenSpeed' };
-
 /** Which secret names go where, for the person starting the run (names only; a value is never printed). */
 export function secretsLines(s: RunSecrets, target: string, frameworks: ReadonlyArray<{ framework: FrameworkKey; readsConfigFile: boolean }>): string[] {
   const parts: string[] = [];
@@ -112,7 +111,7 @@ export function secretsLines(s: RunSecrets, target: string, frameworks: Readonly
   if (s.apiKey) {
     const how = frameworks.map(({ framework, readsConfigFile }) => {
       const d = keyDelivery(framework, readsConfigFile);
-      const name = FRAMEWORK_NAMES[framework];
+      const name = frameworkSpec(framework).displayName;
       if (d.kind === 'env') return `${name} as ${d.name}`;
       if (d.kind === 'file') return `${name} in a private ${d.flag} file`;
       return d.kind === 'argv' ? `${name} as ${d.flag} (its command line: visible in the host's process list)` : `${name} without a key (no key option)`;

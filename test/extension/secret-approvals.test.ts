@@ -8,7 +8,6 @@ import {
   decideSecrets,
   isApproved,
   offersOf,
-  planSecretNames,
   secretNamesFor,
   withApproval,
   withoutApprovals,
@@ -16,6 +15,7 @@ import {
   type Answer,
   type SecretOffer,
 } from '../../src/extension/secret-approvals';
+import { secretNamesOfText as planSecretNames } from '../../src/core/plan/secrets';
 
 const HF = ['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN'];
 // Not hf_-shaped, with spaces and shell metacharacters: the value is passed as is, never parsed.

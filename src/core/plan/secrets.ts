@@ -1,6 +1,8 @@
 // The plan's `secrets:` block read once — which environment variables hold the servers' API key, the variables every server gets, the request headers the client sends — and the literal secrets written into a plan, which stop a run.
 import type { CheckResult } from '../config/check';
 import { formatPath, LineIndex } from '../config/finding';
+import { parseYaml } from '../config/yaml-doc';
+import { toJson } from '../py/value';
 import { looksSecret } from '../secrets';
 import { isObj, str, type Obj } from './read-json';
 
@@ -78,6 +80,13 @@ export function readPlanSecrets(root: Obj, problems: string[]): PlanSecrets {
 /** Every variable name the plan's secrets block names, each once. */
 export function planSecretNames(s: PlanSecrets): string[] {
   return [...new Set([...(s.apiKey ? [s.apiKey] : []), ...s.serverEnv, ...Object.values(s.headers)])];
+}
+
+/** The names a plan's text asks for, before a run reads the plan (the editor asks about each first); a text that does not parse asks for none (the run then fails on it). */
+export function secretNamesOfText(text: string): string[] {
+  const root = parseYaml(text).root;
+  const value: unknown = root ? toJson(root.value) : undefined;
+  return isObj(value) ? planSecretNames(readPlanSecrets(value, [])) : [];
 }
 
 /** Finding codes that mean a secret is written into the text itself. */
