@@ -47,6 +47,8 @@ export interface SimOptions {
   hostStallMs: number;
   /** Seed of the hidden per-candidate efficiency factors (src/sim/perturb.ts); absent: none, the plain cost model. */
   perturb?: number;
+  /** The engine release this server stands in for (`--sim-version`; engine-version.ts); absent: the flag table's. */
+  engineVersion?: string;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
@@ -93,7 +95,9 @@ export const SIM_OPTIONS_HELP = `simulator options (not part of any framework's 
                             behind its model and logs a host-bound line (the runner then measures again)
   --sim-perturb SEED        hidden efficiency factors (0.75..1.25 per framework and per given flag value,
                             product clamped to 0.5..2) on compute and memory speed, drawn from SEED: a
-                            ground truth no cost model knows; never printed (default: none)`;
+                            ground truth no cost model knows; never printed (default: none)
+  --sim-version V           behave as release V of the engine where releases differ (help, CLI, routes,
+                            streamed usage); default: the release its flag table follows`;
 
 export class SimOptionError extends Error {}
 
@@ -128,6 +132,7 @@ const OPTIONS: Record<string, OptionSpec> = {
   '--sim-no-cache-report': { kind: 'flag', set: (o) => (o.cacheReport = 'flag') },
   '--sim-host-stall': { kind: 'number', min: 0, max: 900, set: (o, v) => (o.hostStallMs = v as number) },
   '--sim-perturb': { kind: 'number', integer: true, min: 0, max: 0xffffffff, set: (o, v) => (o.perturb = v as number) },
+  '--sim-version': { kind: 'string', set: (o, v) => (o.engineVersion = v as string) },
 };
 
 /**
