@@ -49,6 +49,12 @@ export interface SimOptions {
   perturb?: number;
   /** The engine release this server stands in for (`--sim-version`; engine-version.ts); absent: the flag table's. */
   engineVersion?: string;
+  /** Wall ms a server started from a command line takes to shut down after TERM (its engine processes exiting). */
+  shutdownDelayMs: number;
+  /** Wall ms after listening before SGLang's own warm-up request is done (/health 503) or the TokenSpeed gateway's worker registers. */
+  warmupMs: number;
+  /** TokenSpeed: the smg gateway release in front of the engine (streamed /v1/completions usage from v1.4.0). */
+  gatewayVersion?: string;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
@@ -63,8 +69,10 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   noise: 0,
   launchSalt: 0,
   errorRate: 0,
-  cacheReport: 'always',
+  cacheReport: 'flag',
   hostStallMs: 0,
+  shutdownDelayMs: 300,
+  warmupMs: 300,
 };
 
 export const SIM_OPTIONS_ENV = 'AUTOBENCH_SIM_OPTS';
@@ -89,13 +97,20 @@ export const SIM_OPTIONS_HELP = `simulator options (not part of any framework's 
                             get HTTP 500 before any output, half a stream cut partway (no [DONE])
   --sim-fault KIND          every answer comes out wrong, even with ignore_eos: zero-tokens (no token,
                             finish_reason stop) or short-output (half of max_tokens, finish_reason stop)
-  --sim-no-cache-report     cached_tokens in usage only where the framework's flag asks for it
-                            (SGLang/TokenSpeed --enable-cache-report); by default every framework reports
+  --sim-cache-report        cached_tokens in every OpenAI usage, whatever the framework's flags say
+  --sim-no-cache-report     cached_tokens only where the engine reports them (the default: SGLang and
+                            TokenSpeed with --enable-cache-report, vLLM with --enable-prompt-tokens-details,
+                            TensorRT-LLM always)
+  --sim-warmup S            SGLang /health answers 503, the TokenSpeed gateway lists no model, for S seconds
+                            after listening (the engine's warm-up / worker registration; default 0.3)
+  --sim-gateway-version V   TokenSpeed: the smg gateway release (streamed completions carry usage from 1.4.0)
   --sim-host-stall MS       hold the process MS ms every second, as a busy machine would: the engine falls
                             behind its model and logs a host-bound line (the runner then measures again)
   --sim-perturb SEED        hidden efficiency factors (0.75..1.25 per framework and per given flag value,
                             product clamped to 0.5..2) on compute and memory speed, drawn from SEED: a
                             ground truth no cost model knows; never printed (default: none)
+  --sim-shutdown-delay S    after TERM, take S seconds to shut down (the engine's child processes exiting;
+                            default 0.3)
   --sim-version V           behave as release V of the engine where releases differ (help, CLI, routes,
                             streamed usage); default: the release its flag table follows`;
 
@@ -130,8 +145,12 @@ const OPTIONS: Record<string, OptionSpec> = {
   '--sim-error-rate': { kind: 'number', min: 0, max: 1, set: (o, v) => (o.errorRate = v as number) },
   '--sim-fault': { kind: 'string', choices: OUTPUT_FAULTS, set: (o, v) => (o.fault = v as OutputFault) },
   '--sim-no-cache-report': { kind: 'flag', set: (o) => (o.cacheReport = 'flag') },
+  '--sim-cache-report': { kind: 'flag', set: (o) => (o.cacheReport = 'always') },
+  '--sim-warmup': { kind: 'number', min: 0, max: 600, set: (o, v) => (o.warmupMs = (v as number) * 1000) },
+  '--sim-gateway-version': { kind: 'string', set: (o, v) => (o.gatewayVersion = v as string) },
   '--sim-host-stall': { kind: 'number', min: 0, max: 900, set: (o, v) => (o.hostStallMs = v as number) },
   '--sim-perturb': { kind: 'number', integer: true, min: 0, max: 0xffffffff, set: (o, v) => (o.perturb = v as number) },
+  '--sim-shutdown-delay': { kind: 'number', min: 0, max: 600, set: (o, v) => (o.shutdownDelayMs = (v as number) * 1000) },
   '--sim-version': { kind: 'string', set: (o, v) => (o.engineVersion = v as string) },
 };
 

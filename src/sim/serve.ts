@@ -11,6 +11,8 @@ import { SimEngine } from './engine';
 import { SIM_FRAMEWORKS, frameworkFromName, simFlags } from './fw';
 import { argparseUsage, clickUsage } from './help-text';
 import { SimHttp, vllmDevMode } from './http/server';
+import { simEngineVersion } from './engine-version';
+import { crashLines, logLine, type LogLevel, type LogShape, type LogSource } from './logfmt';
 import { HOST_BOUND_MARK, SimOptionError, extractSimOptions, type SimOptions } from './options';
 
 export interface StartSimOptions {
@@ -58,18 +60,13 @@ export class SimStartError extends Error {
   }
 }
 
-function stamp(fw: FrameworkKey): string {
-  const d = new Date();
-  const p = (n: number): string => String(n).padStart(2, '0');
-  const date = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
-  const time = `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-  if (fw === 'vllm') return `INFO ${p(d.getMonth() + 1)}-${p(d.getDate())} ${time} [sim]`;
-  if (fw === 'tensorrt_llm') return `[${p(d.getMonth() + 1)}/${p(d.getDate())}/${d.getFullYear()}-${time}] [TRT-LLM] [I]`;
-  return `[${date} ${time}]`;
-}
-
 function hostForUrl(h: string): string {
   return h.includes(':') ? `[${h}]` : h;
+}
+
+/** A server bound to every interface (vLLM's default, the TokenSpeed gateway's) is reached at loopback too. */
+function reachableHost(bind: string): string {
+  return bind === '' || bind === '0.0.0.0' ? '127.0.0.1' : bind === '::' ? '::1' : bind;
 }
 
 function gib(b: number): string {
@@ -136,8 +133,10 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
   const env = o.env ?? {};
   // vLLM's server takes its key from VLLM_API_KEY when --api-key is not given (the flag wins).
   if (fw === 'vllm' && config.settings.apiKeys.length === 0 && env.VLLM_API_KEY) config.settings.apiKeys = [env.VLLM_API_KEY];
-  for (const l of startupLines(config)) log(`${stamp(fw)} ${l}`);
-  if (fw === 'vllm' && vllmDevMode(env)) log(`${stamp(fw).replace(/^INFO/, 'WARNING')} SECURITY WARNING: Development endpoints are enabled! This should NOT be used in production!`);
+  const shape: LogShape = { fw, version: simEngineVersion(fw, simOpts), pid: process.pid };
+  const say = (level: LogLevel, msg: string, source?: LogSource): void => log(logLine(shape, level, msg, source));
+  for (const l of startupLines(config)) say('INFO', l);
+  if (fw === 'vllm' && vllmDevMode(env)) say('WARNING', 'SECURITY WARNING: Development endpoints are enabled! This should NOT be used in production!');
   if (simOpts.startupDelayMs > 0) await new Promise((r) => setTimeout(r, simOpts.startupDelayMs));
 
   const clock = new SimClock(simOpts.speed);
@@ -147,7 +146,7 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
   let statsTimer: NodeJS.Timeout | undefined;
   const handle: SimServer = {
     url: '',
-    host: config.settings.host,
+    host: reachableHost(config.settings.host),
     port: 0,
     model: config.settings.servedNames[0] ?? config.settings.model,
     framework: fw,
@@ -160,7 +159,7 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
     if (handle.crashed !== undefined) return;
     const message = `RuntimeError: CUDA error: an illegal memory access was encountered (simulated crash: ${why})`;
     handle.crashed = message;
-    log(`${stamp(fw)} ${message}`);
+    for (const l of crashLines(shape, why)) log(l);
     engine.crash(message);
     http.cutConnections();
     http.server.close();
@@ -177,6 +176,7 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
         const n = simOpts.crashAfterRequests;
         if (n !== undefined && accepted >= n) setImmediate(() => crash(`after ${accepted} requests`));
       },
+      log: say,
     },
     env,
   );
@@ -190,23 +190,21 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
       reject(new SimStartError(lines, 1));
     };
     http.server.once('error', onError);
-    http.server.listen(config.settings.port, config.settings.host, () => {
+    // '' (vLLM without --host) is every interface, as Python's socket bind takes it.
+    http.server.listen(config.settings.port, config.settings.host === '' ? undefined : config.settings.host, () => {
       http.server.off('error', onError);
       resolve();
     });
   });
   const addr = http.server.address() as AddressInfo;
   handle.port = addr.port;
-  handle.url = `http://${hostForUrl(config.settings.host)}:${addr.port}`;
-  log(`INFO:     Started server process [${process.pid}]`);
-  log('INFO:     Waiting for application startup.');
-  log('INFO:     Application startup complete.');
-  log(`INFO:     Uvicorn running on ${handle.url} (Press CTRL+C to quit)`);
-  if (fw === 'sglang') log(`${stamp(fw)} The server is fired up and ready to roll!`);
+  handle.url = `http://${hostForUrl(handle.host)}:${addr.port}`;
+  http.listening();
+  announce(fw, say, log, `http://${hostForUrl(config.settings.host || '0.0.0.0')}:${addr.port}`, simOpts.warmupMs);
 
   if (simOpts.crashAfterMs !== undefined) crashTimer = setTimeout(() => crash(`${simOpts.crashAfterMs} ms after startup`), simOpts.crashAfterMs);
   const stopWatching = watchHost(engine, simOpts, log);
-  if (simOpts.logIntervalMs > 0) statsTimer = logStats(fw, engine, simOpts, log);
+  if (simOpts.logIntervalMs > 0) statsTimer = logStats(fw, shape, engine, simOpts, log);
 
   handle.close = () =>
     new Promise<void>((resolve) => {
@@ -221,7 +219,30 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
 }
 
 /** The engine's stats line every --sim-log-interval while it has work, as the real servers log theirs. */
-function logStats(fw: FrameworkKey, engine: SimEngine, simOpts: SimOptions, log: (line: string) => void): NodeJS.Timeout {
+/**
+ * What the server prints once it listens: uvicorn's `INFO:` lines (vLLM, SGLang, trtllm-serve), SGLang's "fired up"
+ * line after its warm-up request, the smg gateway's own lines for TokenSpeed.
+ */
+function announce(fw: FrameworkKey, say: (level: LogLevel, msg: string, source?: LogSource) => void, log: (line: string) => void, bound: string, warmupMs: number): void {
+  if (fw === 'tokenspeed') {
+    say('INFO', `Starting router on ${bound.replace(/^http:\/\//, '')} | mode: Regular | policy: CacheAware`);
+    say('INFO', 'Worker initialization job submitted (will complete in background)');
+    later(() => say('INFO', 'Workers initialized: 1 total, 1 healthy'), warmupMs);
+    return;
+  }
+  log(`INFO:     Started server process [${process.pid}]`);
+  log('INFO:     Waiting for application startup.');
+  log('INFO:     Application startup complete.');
+  log(`INFO:     Uvicorn running on ${bound} (Press CTRL+C to quit)`);
+  if (fw === 'sglang') later(() => say('INFO', 'The server is fired up and ready to roll!'), warmupMs);
+}
+
+function later(fn: () => void, ms: number): void {
+  if (ms <= 0) fn();
+  else setTimeout(fn, ms).unref();
+}
+
+function logStats(fw: FrameworkKey, shape: LogShape, engine: SimEngine, simOpts: SimOptions, log: (line: string) => void): NodeJS.Timeout {
   let last = engine.stats();
   let lastAt = performance.now();
   const t = setInterval(() => {
@@ -229,7 +250,8 @@ function logStats(fw: FrameworkKey, engine: SimEngine, simOpts: SimOptions, log:
     const dt = ((performance.now() - lastAt) / 1000) * simOpts.speed;
     lastAt = performance.now();
     if (now.generatedTokens === last.generatedTokens && now.promptTokens === last.promptTokens && now.running === 0) return;
-    log(`${stamp(fw)} ${statsLine(fw, now, last, dt)}`);
+    // vLLM's stats logger runs in the API server process; SGLang's "Decode batch" line comes from the scheduler (TP0).
+    log(logLine(shape, 'INFO', statsLine(fw, now, last, dt), fw === 'vllm' ? 'api' : 'engine'));
     last = now;
   }, simOpts.logIntervalMs);
   t.unref();

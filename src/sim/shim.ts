@@ -1,9 +1,11 @@
 // The framework CLI shims: `vllm`, `sglang`, `python -m sglang.launch_server`, `trtllm-serve`, `tokenspeed`
 // and `ts`, each accepting its real command shape and starting the simulated engine for `serve`.
 import type { FrameworkKey } from '../core/frameworks/types';
-import { serveFromCli, type ServeOptions, type SimIo } from './cli-serve';
-import { SIM_FRAMEWORKS } from './fw';
+import { serveFromCli, simOptionsOf, type ServeOptions, type SimIo } from './cli-serve';
+import { tokenspeedVersionLine } from './engine-era';
+import { simEngineVersion } from './engine-version';
 import { programHelp } from './help';
+import { pythonImportVersion } from './python-shim';
 
 interface Program {
   fw: FrameworkKey;
@@ -11,16 +13,19 @@ interface Program {
   versionFlags: string[];
 }
 
+// Version options as the real CLIs have them: vLLM `-v, --version` (vllm/entrypoints/cli/main.py @00a5fdd2);
+// trtllm-serve none (a click DefaultGroup with no version option, tensorrt_llm/commands/serve.py @00209af1);
+// TokenSpeed none, a `version` subcommand instead (python/tokenspeed/cli/__main__.py @f4d8ec6e).
 const PROGRAMS: Record<string, Program> = {
   vllm: { fw: 'vllm', style: 'argparse', versionFlags: ['-v', '--version'] },
   sglang: { fw: 'sglang', style: 'argparse', versionFlags: ['--version'] },
-  'trtllm-serve': { fw: 'tensorrt_llm', style: 'click', versionFlags: ['--version'] },
-  tokenspeed: { fw: 'tokenspeed', style: 'argparse', versionFlags: ['--version'] },
-  ts: { fw: 'tokenspeed', style: 'argparse', versionFlags: ['--version'] },
+  'trtllm-serve': { fw: 'tensorrt_llm', style: 'click', versionFlags: [] },
+  tokenspeed: { fw: 'tokenspeed', style: 'argparse', versionFlags: [] },
+  ts: { fw: 'tokenspeed', style: 'argparse', versionFlags: [] },
 };
 
-/** The program names a shim can be called as (`sglang.launch_server` stands for `python -m sglang.launch_server`). */
-export const SHIM_NAMES = [...Object.keys(PROGRAMS), 'sglang.launch_server'];
+/** The program names a shim can be called as (`sglang.launch_server` stands for `python -m sglang.launch_server`, `python.import-version` for `python -c 'import X; print(X.__version__)'`). */
+export const SHIM_NAMES = [...Object.keys(PROGRAMS), 'sglang.launch_server', 'python.import-version'];
 
 function usageError(program: string, p: Program, message: string, io: SimIo): number {
   if (p.style === 'click') {
@@ -31,13 +36,44 @@ function usageError(program: string, p: Program, message: string, io: SimIo): nu
   return 2;
 }
 
+/** The release this shim answers as (`--sim-version` from AUTOBENCH_SIM_OPTS or the argv; else the flag table's). */
+function engineVersionOf(fw: FrameworkKey, argv: readonly string[], o: ServeOptions): string {
+  return simEngineVersion(fw, simOptionsOf(argv, o.env ?? process.env));
+}
+
+/**
+ * `tokenspeed`/`ts` (python/tokenspeed/cli/__main__.py @f4d8ec6e): parse_known_args, so no subcommand (an unknown
+ * option such as `--version` included) prints the help and exits 1; `version` prints `TokenSpeed v<__version__>`.
+ */
+function tokenspeedMain(program: string, p: Program, argv: readonly string[], io: SimIo, o: ServeOptions): Promise<number> | number {
+  const [cmd, ...rest] = argv;
+  if (cmd === '-h' || cmd === '--help') {
+    io.out.write(programHelp(program));
+    return 0;
+  }
+  if (cmd === undefined || cmd.startsWith('-')) {
+    io.out.write(programHelp(program));
+    return 1;
+  }
+  if (cmd === 'serve') return serveFromCli(p.fw, undefined, rest, io, o);
+  if (cmd === 'version') {
+    const extra = rest.filter((a) => !a.startsWith('--sim-'));
+    if (extra.length > 0) return usageError(program, p, `unrecognized arguments: ${extra.join(' ')}`, io);
+    io.out.write(`${tokenspeedVersionLine(engineVersionOf(p.fw, rest, o))}\n`);
+    return 0;
+  }
+  return usageError(program, p, `argument command: invalid choice: '${cmd}' (choose from 'serve', 'version')`, io);
+}
+
 export async function runShim(program: string, argv: readonly string[], io: SimIo, o: ServeOptions = {}): Promise<number> {
   if (program === 'sglang.launch_server') return serveFromCli('sglang', 'launch_server', argv, io, o);
+  if (program === 'python.import-version') return pythonImportVersion(argv, io, o.env ?? process.env);
   const p = PROGRAMS[program];
   if (!p) {
     io.err.write(`autobench-sim: no shim called '${program}' (known: ${SHIM_NAMES.join(', ')})\n`);
     return 2;
   }
+  if (p.fw === 'tokenspeed') return tokenspeedMain(program, p, argv, io, o);
   const [cmd, ...rest] = argv;
   if (cmd === undefined) {
     if (p.style === 'click') {
@@ -51,11 +87,11 @@ export async function runShim(program: string, argv: readonly string[], io: SimI
     return 0;
   }
   if (p.versionFlags.includes(cmd)) {
-    io.out.write(`${SIM_FRAMEWORKS[p.fw].version}\n`);
+    io.out.write(`${engineVersionOf(p.fw, rest, o)}\n`);
     return 0;
   }
   if (cmd === 'serve') return serveFromCli(p.fw, p.fw === 'sglang' ? 'serve' : undefined, rest, io, o);
-  if (p.style === 'click') return usageError(program, p, `No such command '${cmd}'.`, io);
+  if (p.style === 'click') return usageError(program, p, cmd.startsWith('-') ? `No such option: ${cmd}` : `No such command '${cmd}'.`, io);
   if (cmd.startsWith('-')) return usageError(program, p, `unrecognized arguments: ${cmd}`, io);
   return usageError(program, p, `argument subparser: invalid choice: '${cmd}' (choose from 'serve')`, io);
 }

@@ -1,6 +1,6 @@
-// Prefix-cache visibility as the real servers offer it: the flush routes each framework has (SGLang and
-// TokenSpeed /flush_cache, vLLM /reset_prefix_cache only in dev mode, none on trtllm-serve), and cached prompt
-// tokens in every OpenAI usage so a client can measure cache hits on any framework.
+// Prefix-cache visibility as the real servers offer it: the flush routes each framework has (SGLang /flush_cache,
+// vLLM /reset_prefix_cache only in dev mode, none on trtllm-serve; TokenSpeed's gateway: engine-realism-http.test.ts),
+// and cached prompt tokens in every OpenAI usage with --sim-cache-report.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import type { SimServer } from '../../src/sim';
 import { postJson, promptOf, withSim } from '../support/sim';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
-const FAST = { speed: 500 };
+const FAST = { speed: 500, warmupMs: 0 };
 const PROMPT = promptOf(600, 'c');
 
 /** cached_tokens of one non-streamed completion of PROMPT, or undefined when usage has no details. */
@@ -24,21 +24,19 @@ async function cachedTokens(s: SimServer, prompt = PROMPT): Promise<number | und
 const status = async (s: SimServer, route: string, method: string): Promise<number> => (await fetch(`${s.url}${route}`, { method })).status;
 
 describe('flush routes', () => {
-  for (const [fw, args] of [
-    ['sglang', ['--model-path', MODEL]],
-    ['tokenspeed', [MODEL]],
-  ] as const) {
-    test(`${fw}: /flush_cache answers GET and POST with 200 and empties the prefix cache`, async () => {
+  for (const [fw, args] of [['sglang', ['--model-path', MODEL, '--enable-cache-report']]] as const) {
+    test(`${fw}: /flush_cache answers GET and POST with 200 once idle and empties the prefix cache`, async () => {
       await withSim(
         fw,
         [...args],
         async (s) => {
           assert.equal(await cachedTokens(s), 0, 'cold');
           assert.ok(((await cachedTokens(s)) ?? 0) >= 576, 'a repeated prompt hits the cache');
-          assert.equal(await status(s, '/flush_cache', 'POST'), 200);
+          // ?timeout waits for the scheduler's last idle iteration after the response.
+          assert.equal(await status(s, '/flush_cache?timeout=5', 'POST'), 200);
           assert.equal(await cachedTokens(s), 0, 'flushed');
           assert.ok(((await cachedTokens(s)) ?? 0) >= 576);
-          assert.equal(await status(s, '/flush_cache', 'GET'), 200);
+          assert.equal(await status(s, '/flush_cache?timeout=5', 'GET'), 200);
           assert.equal(await cachedTokens(s), 0, 'flushed by GET too');
           assert.equal(await status(s, '/flush_cache', 'PUT'), 405);
           assert.equal(await status(s, '/reset_prefix_cache', 'POST'), 404, "not SGLang's route");
@@ -61,7 +59,7 @@ describe('flush routes', () => {
     const log: string[] = [];
     await withSim(
       'vllm',
-      [MODEL],
+      [MODEL, '--sim-cache-report'],
       async (s) => {
         await cachedTokens(s);
         assert.ok(((await cachedTokens(s)) ?? 0) >= 576);
@@ -107,12 +105,12 @@ describe('flush routes', () => {
 });
 
 describe('cached_tokens in usage', () => {
-  test('every framework reports them by default, streamed and whole; --sim-no-cache-report leaves it to the framework flag', async () => {
+  test('--sim-cache-report: every framework reports them, streamed and whole; --sim-no-cache-report leaves it to the framework flag', async () => {
     for (const [fw, args] of [
-      ['vllm', [MODEL]],
-      ['sglang', ['--model-path', MODEL]],
-      ['tensorrt_llm', [MODEL]],
-      ['tokenspeed', [MODEL]],
+      ['vllm', [MODEL, '--sim-cache-report']],
+      ['sglang', ['--model-path', MODEL, '--sim-cache-report']],
+      ['tensorrt_llm', [MODEL, '--sim-cache-report']],
+      ['tokenspeed', [MODEL, '--sim-cache-report']],
     ] as const) {
       await withSim(
         fw,

@@ -7,7 +7,7 @@ import { launchStream, requestFailure } from '../../src/sim/noise';
 import { jsonEvents, post, postJson, promptOf, stream, withSim } from '../support/sim';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
-const FAST = { speed: 500 };
+const FAST = { speed: 500, warmupMs: 0 };
 
 type Outcome = { kind: 'ok'; chunks: number } | { kind: 'http-500'; body: Record<string, unknown> } | { kind: 'cut'; chunks: number };
 

@@ -23,8 +23,7 @@ export const SGLANG_SIM: SimFramework = {
   logStream: 'stderr',
   api: {
     errorShape: 'flat',
-    sglangRoutes: true,
-    vllmRoutes: false,
+    routes: 'sglang',
     versionRoute: false,
     overflow: 'clamp',
     separateFinishChunk: true,
@@ -36,7 +35,8 @@ export const SGLANG_SIM: SimFramework = {
     s.model = str(v, 'model_path') ?? '';
     const served = str(v, 'served_model_name');
     s.servedNames = [served ?? s.model];
-    s.host = str(v, 'host') ?? s.host;
+    // sgl-project/sglang · python/sglang/srt/server_args.py @001067ff: host defaults to 127.0.0.1 (loopback only).
+    s.host = str(v, 'host') ?? '127.0.0.1';
     s.port = num(v, 'port') ?? s.port;
     const key = str(v, 'api_key');
     if (key) s.apiKeys = [key];
@@ -65,6 +65,7 @@ export const SGLANG_SIM: SimFramework = {
     s.overlap = flag(v, 'disable_overlap_schedule') !== true;
     s.streamInterval = Math.max(1, num(v, 'stream_interval') ?? 1);
     s.cacheReport = flag(v, 'enable_cache_report') === true;
+    s.metrics = flag(v, 'enable_metrics') === true;
     s.eager =
       flag(v, 'disable_cuda_graph') === true ||
       flag(v, 'disable_decode_cuda_graph') === true ||

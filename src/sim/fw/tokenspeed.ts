@@ -24,8 +24,7 @@ export const TOKENSPEED_SIM: SimFramework = {
   logStream: 'stderr',
   api: {
     errorShape: 'nested',
-    sglangRoutes: true,
-    vllmRoutes: false,
+    routes: 'gateway',
     versionRoute: false,
     overflow: 'reject',
     separateFinishChunk: false,
@@ -37,7 +36,8 @@ export const TOKENSPEED_SIM: SimFramework = {
     s.model = str(v, 'model') ?? '';
     const served = str(v, 'served_model_name');
     s.servedNames = [served ?? s.model];
-    s.host = str(v, 'host') ?? s.host;
+    // lightseekorg/tokenspeed · python/tokenspeed/cli/serve_smg.py @07b1ffae: DEFAULT_GATEWAY_HOST = "0.0.0.0".
+    s.host = str(v, 'host') ?? '0.0.0.0';
     s.port = num(v, 'port') ?? s.port;
     s.apiKeys = list(v, 'api_key');
     s.tp = num(v, 'tensor_parallel_size') ?? 1;

@@ -52,6 +52,8 @@ function applyExtraOptions(s: SimSettings, path: string): void {
   if (doc.disable_overlap_scheduler === true) s.overlap = false;
   s.streamInterval = Math.max(1, numOf(doc, 'stream_interval') ?? s.streamInterval);
   if ('speculative_config' in doc) s.notes.push('speculative_config');
+  // openai_server.py @00057725 mounts /prometheus/metrics only when the LLM API options ask for perf metrics.
+  if (doc.return_perf_metrics === true) s.perfMetrics = true;
 }
 
 export const TRTLLM_SIM: SimFramework = {
@@ -75,8 +77,7 @@ export const TRTLLM_SIM: SimFramework = {
   logStream: 'stderr',
   api: {
     errorShape: 'nested',
-    sglangRoutes: false,
-    vllmRoutes: false,
+    routes: 'trtllm',
     versionRoute: true,
     overflow: 'reject',
     separateFinishChunk: false,
@@ -88,7 +89,8 @@ export const TRTLLM_SIM: SimFramework = {
     s.model = str(v, 'model') ?? '';
     s.servedNames = [s.model];
     const host = str(v, 'host');
-    s.host = host === undefined || host === 'localhost' ? s.host : host;
+    // NVIDIA/TensorRT-LLM · tensorrt_llm/commands/serve.py @00209af1: --host defaults to "localhost", which resolves to loopback.
+    s.host = host === undefined || host === 'localhost' ? '127.0.0.1' : host;
     s.port = num(v, 'port') ?? s.port;
     s.tp = num(v, 'tp_size') ?? 1;
     s.pp = num(v, 'pp_size') ?? 1;
@@ -101,6 +103,8 @@ export const TRTLLM_SIM: SimFramework = {
     s.mixed = true;
     s.blockSize = 32;
     s.prefixCaching = true;
+    // The PyTorch backend always fills usage.prompt_tokens_details.cached_tokens.
+    s.cacheReport = true;
     const extra = str(v, 'extra_llm_api_options');
     if (extra !== undefined) applyExtraOptions(s, extra);
     noteUnmodelled(s, v, ['cp_size', 'cluster_size']);

@@ -61,8 +61,14 @@ export interface SimSettings {
   seed?: number;
   /** Flags accepted but not modelled, said once in the startup log. */
   notes: string[];
-  /** The framework's own flag asks for usage.prompt_tokens_details.cached_tokens (SGLang/TokenSpeed --enable-cache-report). */
+  /** The engine reports usage.prompt_tokens_details.cached_tokens (SGLang/TokenSpeed --enable-cache-report, vLLM --enable-prompt-tokens-details, TRT always). */
   cacheReport: boolean;
+  /** SGLang --enable-metrics: Prometheus text at /metrics (404 without). */
+  metrics: boolean;
+  /** TRT-LLM return_perf_metrics (extra_llm_api_options): Prometheus text at /prometheus/metrics. */
+  perfMetrics: boolean;
+  /** vLLM logs each request with its prompt (--enable-log-requests; by default before 0.10.1). */
+  logRequests: boolean;
   /** Prompts longer than this are refused per request (TensorRT-LLM without chunked prefill). */
   maxPromptTokens?: number;
   /** A problem found while reading the flags that the real server reports at startup (exit 1). */
@@ -73,10 +79,8 @@ export interface SimSettings {
 export interface ApiDialect {
   /** `{"object":"error",...}` (SGLang) or `{"error":{...}}` (vLLM and OpenAI). */
   errorShape: 'flat' | 'nested';
-  /** Native `/generate` (SGLang, TokenSpeed) and SGLang's `/health_generate`, `/flush_cache` (GET, POST), `/server_info`. */
-  sglangRoutes: boolean;
-  /** vLLM's `/tokenize`, `/detokenize`, and with VLLM_SERVER_DEV_MODE=1 `POST /reset_prefix_cache`. */
-  vllmRoutes: boolean;
+  /** Whose route table the server has (src/sim/http/routes.ts): SGLang's, vLLM's, trtllm-serve's, or TokenSpeed's smg gateway. */
+  routes: 'sglang' | 'vllm' | 'trtllm' | 'gateway';
   /** `GET /version` (vLLM, trtllm-serve). */
   versionRoute: boolean;
   /** A prompt plus max_tokens beyond the context: reject (vLLM, TRT) or shorten max_tokens (SGLang). */
@@ -85,7 +89,7 @@ export interface ApiDialect {
   separateFinishChunk: boolean;
   /** Unknown `model` names are refused with 404 (vLLM, TRT, TokenSpeed); SGLang serves any name. */
   checkModelName: boolean;
-  /** Metric name prefix on /metrics. */
+  /** Metric name prefix of the engine's Prometheus text. */
   metricsPrefix: string;
 }
 
@@ -180,6 +184,9 @@ export function baseSettings(contextFlag: string, port: number): SimSettings {
     overlap: true,
     router: 'round_robin',
     cacheReport: false,
+    metrics: false,
+    perfMetrics: false,
+    logRequests: false,
     notes: [],
   };
 }

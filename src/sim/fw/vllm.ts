@@ -28,8 +28,7 @@ export const VLLM_SIM: SimFramework = {
   logStream: 'stdout',
   api: {
     errorShape: 'nested',
-    sglangRoutes: false,
-    vllmRoutes: true,
+    routes: 'vllm',
     versionRoute: true,
     overflow: 'reject',
     separateFinishChunk: false,
@@ -41,7 +40,8 @@ export const VLLM_SIM: SimFramework = {
     s.model = str(v, 'model') ?? VLLM_DEFAULT_MODEL;
     const served = list(v, 'served_model_name');
     s.servedNames = served.length ? served : [s.model];
-    s.host = str(v, 'host') ?? s.host;
+    // vllm-project/vllm · vllm/entrypoints/openai/api_server.py @0001948b: sock_addr = (args.host or "", port): every interface.
+    s.host = str(v, 'host') ?? '0.0.0.0';
     s.port = num(v, 'port') ?? s.port;
     s.apiKeys = list(v, 'api_key');
     s.tp = num(v, 'tensor_parallel_size') ?? 1;
@@ -66,6 +66,9 @@ export const VLLM_SIM: SimFramework = {
     s.overlap = flag(v, 'async_scheduling') !== false;
     s.streamInterval = Math.max(1, num(v, 'stream_interval') ?? 1);
     s.eager = flag(v, 'enforce_eager') === true;
+    // cached_tokens only with --enable-prompt-tokens-details (vLLM's OpenAI serving layer).
+    s.cacheReport = flag(v, 'enable_prompt_tokens_details') === true;
+    s.logRequests = flag(v, 'enable_log_requests') === true;
     const sizes = list(v, 'cudagraph_capture_sizes').map(Number).filter((x) => Number.isFinite(x));
     s.graphMaxBatch = num(v, 'max_cudagraph_capture_size') ?? (sizes.length ? Math.max(...sizes) : undefined);
     s.seed = num(v, 'seed');

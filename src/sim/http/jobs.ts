@@ -1,5 +1,6 @@
 // What every generation endpoint shares: the server context, request-field checks, the context-length rule
 // of the framework, and submitting to the engine with abort-on-disconnect.
+import { noteTtfts } from './ttft-report';
 import type { ServerResponse } from 'node:http';
 import type { ResolvedSim } from '../config';
 import type { SimEngine } from '../engine';
@@ -20,6 +21,8 @@ export interface ServerContext {
   drawFailure(): RequestFailure | undefined;
   /** OpenAI usage carries prompt_tokens_details.cached_tokens. */
   cacheReport: boolean;
+  /** Streamed /v1/completions can carry usage (false behind smg gateways older than 1.4.0: their chunk type has no usage field). */
+  completionStreamUsage: boolean;
   /** Remembers token pieces seen by /tokenize so /detokenize can give them back. */
   rememberPieces(text: string): void;
 }
@@ -189,6 +192,7 @@ export function submit(ctx: ServerContext, p: JobParams, events: JobEvents): Job
 export function abortOnClose(ctx: ServerContext, res: ServerResponse, jobs: Job[]): void {
   res.on('close', () => {
     for (const j of jobs) if (j.request.state !== 'done') ctx.engine.abort(j.request, j.replica);
+    noteTtfts(ctx, jobs);
   });
 }
 

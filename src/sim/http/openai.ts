@@ -22,6 +22,7 @@ import {
   type Job,
   type ServerContext,
 } from './jobs';
+import { checkTrtFields } from './trt-fields';
 
 interface Choice {
   index: number;
@@ -64,6 +65,8 @@ interface OpenAiParams {
 
 function readOpenAiBody(ctx: ServerContext, raw: unknown, chat: boolean): OpenAiParams {
   const body = requireObject(raw);
+  // trtllm-serve's request models are closed (pydantic extra="forbid"): unknown fields are a 400.
+  if (ctx.dialect.routes === 'trtllm') checkTrtFields(body, chat);
   const model = modelFor(ctx, body);
   const stream = optBool(body, 'stream') ?? false;
   const n = optInt(body, 'n', 1) ?? 1;
@@ -75,6 +78,10 @@ function readOpenAiBody(ctx: ServerContext, raw: unknown, chat: boolean): OpenAi
     if (!stream) throw new HttpError(400, 'stream_options is only allowed when stream is true.', 'stream_options');
     includeUsage = optBool(body.stream_options, 'include_usage') ?? false;
     continuous = optBool(body.stream_options, 'continuous_usage_stats') ?? false;
+  }
+  if (!chat && !ctx.completionStreamUsage) {
+    includeUsage = false;
+    continuous = false;
   }
   const prompts = chat ? [chatPromptIds(body.messages)] : completionPrompts(body.prompt);
   if (chat && stream && prompts.length !== 1) throw new HttpError(400, 'one conversation per request.');
@@ -109,6 +116,7 @@ class OpenAiReply {
     private readonly res: ServerResponse,
     private readonly p: OpenAiParams,
     private readonly chat: boolean,
+    timing = false,
   ) {
     this.id = ctx.nextId(chat ? 'chatcmpl-' : 'cmpl-');
     const created = (this.created = Math.floor(Date.now() / 1000));
@@ -129,7 +137,7 @@ class OpenAiReply {
     }));
     this.out = new SseWriter(res);
     this.open = this.choices.length;
-    this.debugTiming = ctx.config.options.debugTiming;
+    this.debugTiming = ctx.config.options.debugTiming || timing;
   }
 
   private usageFor(c: Choice, r: SimRequest): string {
@@ -262,12 +270,16 @@ export function handleOpenAi(ctx: ServerContext, req: IncomingMessage, res: Serv
   const params = readOpenAiBody(ctx, raw, chat);
   const failure = ctx.drawFailure();
   if (failure === 'http-500') throw simulatedServerError();
-  const reply = new OpenAiReply(ctx, res, params, chat);
+  // The runner's TTFT-floor probe (runner/ttft-floor.ts) asks by header for this request's modelled times: its
+  // chunks carry autobench_sim_time and the response header its modelled arrival (no request body field is added).
+  const timing = req.headers['x-autobench-sim-timing'] === '1';
+  const reply = new OpenAiReply(ctx, res, params, chat, timing);
   submitAll(ctx, res, params, reply, failure === 'cut');
   abortOnClose(ctx, res, reply.jobs);
   if (params.stream) {
     const rid = req.headers['x-request-id'];
-    res.writeHead(200, baseHeaders({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...(typeof rid === 'string' ? { 'x-request-id': rid } : {}) }));
+    const arrival: Record<string, string> = timing && reply.jobs[0] ? { 'x-autobench-sim-arrival': String(reply.jobs[0].request.arrivalAt) } : {};
+    res.writeHead(200, baseHeaders({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...(typeof rid === 'string' ? { 'x-request-id': rid } : {}), ...arrival }));
     // Send headers now: clients time the first byte from here.
     res.flushHeaders();
   }

@@ -1,19 +1,28 @@
-// The simulated server's HTTP front: routes of the framework's API (cache flushes where the real server has
-// one), API-key check, simulated-engine markers on every response, /metrics, and the crash fault (connections
-// dropped as if the process died).
+// The simulated server's HTTP front: each engine's route table (routes.ts, gateway.ts), the API-key check, the
+// engine's readiness (SGLang's warm-up, the TokenSpeed gateway's worker registration), what the scheduler counts as
+// busy for cache resets, simulated-engine markers on every response, and the crash fault (connections dropped as
+// if the process died).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { sendTtfts, TIMING_HEADER, TTFTS_PATH } from './ttft-report';
 import type { ResolvedSim } from '../config';
 import type { SimEngine } from '../engine';
+import { simEngineVersion, versionAtLeast } from '../engine-version';
+import type { LogLevel, LogSource } from '../logfmt';
 import { requestFailure } from '../noise';
 import { pieceId, tokenPieces, tokenize, WORDS } from '../tokens';
+import type { GenerationKind, RouteCall, RouteHost } from './route-host';
+import { gatewayRoutes, gatewayStreamsCompletionUsage, gatewayVersion } from './gateway';
 import { handleGenerate } from './native';
-import { HttpError, readJson, sendError, sendJson, sendText } from './io';
+import { HttpError, isObject, readJson, sendError, sendJson, sendText } from './io';
 import { chatPromptIds, submit, type ServerContext } from './jobs';
 import { handleOpenAi } from './openai';
+import { sglangRoutes, trtRoutes, vllmRoutes } from './routes';
 
 export interface HttpHooks {
   /** Called once per accepted generation request. */
   accepted(): void;
+  /** Receives a log line's level, text and printing process; the caller shapes it (logfmt.ts). */
+  log?(level: LogLevel, msg: string, source?: LogSource): void;
 }
 
 /** vLLM's development endpoints (POST /reset_prefix_cache among them) exist only with VLLM_SERVER_DEV_MODE set. */
@@ -22,17 +31,35 @@ export function vllmDevMode(env: NodeJS.ProcessEnv): boolean {
   return Number.isFinite(n) && n !== 0;
 }
 
-const MAX_REMEMBERED = 200_000;
 
-export class SimHttp {
+const MAX_REMEMBERED = 200_000;
+/**
+ * Wall ms after the last response ended that the scheduler still counts as busy: SGLang's is_fully_idle() also
+ * looks at the last batch and the result queue, so a flush sent right after the last chunk can still be refused.
+ */
+export const IDLE_GRACE_MS = 30;
+
+const ROUTES = { sglang: sglangRoutes, vllm: vllmRoutes, trtllm: trtRoutes, gateway: gatewayRoutes } as const;
+
+export class SimHttp implements RouteHost {
   readonly server: Server;
   readonly ctx: ServerContext;
+  readonly devMode: boolean;
+  /** The engine release this server answers as (--sim-version). */
+  readonly version: string;
   private counter = 0;
   /** Generation requests seen, numbering the error-rate fault's draws. */
   private generations = 0;
-  private readonly devMode: boolean;
+  /** Generation responses not yet ended, and when the last one ended. */
+  private active = 0;
+  private lastEnd = -Infinity;
+  /** When SGLang's warm-up request is done / the gateway's worker registers (wall ms; Infinity before listening). */
+  private readyAt = Infinity;
+  /** /metrics calls on trtllm-serve (its iteration counter). */
+  iterations = 0;
   private readonly pieces = new Map<number, string>();
   private readonly created = Math.floor(Date.now() / 1000);
+  private readonly hooks: HttpHooks;
 
   constructor(
     readonly config: ResolvedSim,
@@ -42,7 +69,10 @@ export class SimHttp {
     env: NodeJS.ProcessEnv = {},
   ) {
     const idBase = (config.options.seed >>> 0).toString(16);
-    this.devMode = config.framework.key === 'vllm' && vllmDevMode(env);
+    const fw = config.framework.key;
+    this.devMode = fw === 'vllm' && vllmDevMode(env);
+    this.version = simEngineVersion(fw, config.options);
+    this.hooks = hooks;
     for (const w of WORDS) this.pieces.set(pieceId(w), w);
     this.ctx = {
       config,
@@ -51,8 +81,9 @@ export class SimHttp {
       accepted: () => hooks.accepted(),
       nextId: (prefix) => `${prefix}sim${idBase}-${(++this.counter).toString(16).padStart(8, '0')}`,
       drawFailure: () => requestFailure(config.launch.stream, this.generations++, config.options.errorRate),
-      // By default every framework reports cached prompt tokens, so a client can measure cache hits anywhere.
+      // Only where the engine reports cached prompt tokens (its flag; TRT always), unless --sim-cache-report.
       cacheReport: config.options.cacheReport === 'always' || config.settings.cacheReport,
+      completionStreamUsage: config.framework.api.routes !== 'gateway' || gatewayStreamsCompletionUsage(gatewayVersion(config.options)),
       rememberPieces: (text) => {
         for (const p of tokenPieces(text)) {
           if (this.pieces.size >= MAX_REMEMBERED) return;
@@ -65,93 +96,95 @@ export class SimHttp {
     });
   }
 
+  /** The server listens: SGLang's warm-up request and the gateway's worker registration start now. */
+  listening(): void {
+    this.readyAt = performance.now() + this.config.options.warmupMs;
+  }
+
+  /** SGLang: its own warm-up request has finished (/health answers 200 from then on). */
+  warmedUp(): boolean {
+    return performance.now() >= this.readyAt;
+  }
+
+  /** TokenSpeed: the gateway has registered its gRPC worker. */
+  workerRegistered(): boolean {
+    return this.warmedUp();
+  }
+
+  log(level: LogLevel, msg: string, source?: LogSource): void {
+    this.hooks.log?.(level, msg, source);
+  }
+
+  /** What the scheduler sees as pending work (the warm-up request, the last idle iteration included); undefined when idle. */
+  pending(): { running: number; waiting: number } | undefined {
+    const s = this.engine.stats();
+    const warming = this.warmedUp() ? 0 : 1;
+    const running = s.running + warming;
+    if (running + s.waiting > 0) return { running, waiting: s.waiting };
+    if (this.active > 0 || performance.now() - this.lastEnd < IDLE_GRACE_MS) return { running: Math.max(1, this.active), waiting: 0 };
+    return undefined;
+  }
+
   private fail(res: ServerResponse, e: unknown): void {
     if (e instanceof HttpError) sendError(res, this.ctx.dialect, e.status, e.message, e.param);
     else sendError(res, this.ctx.dialect, 500, `internal error in the simulator: ${(e as Error)?.message ?? String(e)}`);
   }
 
-  private authorized(req: IncomingMessage): boolean {
+  authorized(req: IncomingMessage): boolean {
     const keys = this.config.settings.apiKeys;
     if (keys.length === 0) return true;
     const h = req.headers.authorization ?? '';
     return keys.some((k) => h === `Bearer ${k}`);
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q >= 0 ? url.slice(0, q) : url;
-    const method = req.method ?? 'GET';
-    const api = this.ctx.dialect;
-    const post = async (fn: (body: unknown) => Promise<void> | void): Promise<void> => {
-      if (method !== 'POST') return this.notAllowed(res);
-      if ((path.startsWith('/v1/') || path === '/generate') && !this.authorized(req)) {
-        sendJson(res, 401, { error: 'Unauthorized' });
-        return;
-      }
-      await fn(await readJson(req));
-    };
-    switch (path) {
-      case '/health':
-        return sendText(res, 200, '');
-      case '/v1/models':
-        if (!this.authorized(req)) return sendJson(res, 401, { error: 'Unauthorized' });
-        return sendJson(res, 200, this.models());
-      case '/v1/completions':
-        return post((b) => handleOpenAi(this.ctx, req, res, b, false));
-      case '/v1/chat/completions':
-        return post((b) => handleOpenAi(this.ctx, req, res, b, true));
-      case '/metrics':
-        return sendText(res, 200, this.metrics(), 'text/plain; version=0.0.4; charset=utf-8');
-      default:
-        break;
-    }
-    if (api.sglangRoutes) {
-      switch (path) {
-        case '/generate':
-          return post((b) => handleGenerate(this.ctx, req, res, b));
-        case '/health_generate':
-          return this.healthGenerate(res);
-        case '/flush_cache':
-          // SGLang registers it for GET and POST.
-          if (method !== 'GET' && method !== 'POST') return this.notAllowed(res);
-          this.engine.flushCache();
-          return sendText(res, 200, 'Cache flushed.\n');
-        case '/get_model_info':
-        case '/model_info':
-          return sendJson(res, 200, { model_path: this.config.settings.model, tokenizer_path: this.config.settings.model, is_generation: true, simulated: true });
-        case '/get_server_info':
-        case '/server_info':
-          return sendJson(res, 200, this.serverInfo());
-        default:
-          break;
-      }
-    }
-    if (api.versionRoute && path === '/version') return sendJson(res, 200, { version: this.config.framework.version });
-    if (api.vllmRoutes) {
-      switch (path) {
-        case '/tokenize':
-          return post((b) => this.tokenizeRoute(res, b));
-        case '/detokenize':
-          return post((b) => this.detokenizeRoute(res, b));
-        default:
-          break;
-      }
-      if (this.devMode && path === '/reset_prefix_cache') {
-        return post(() => {
-          this.engine.flushCache();
-          sendText(res, 200, '');
-        });
-      }
-    }
+  /** FastAPI's answers (vLLM, SGLang, trtllm-serve). */
+  notFound(res: ServerResponse): void {
     sendJson(res, 404, { detail: 'Not Found' });
   }
 
-  private notAllowed(res: ServerResponse): void {
+  notAllowed(res: ServerResponse): void {
     sendJson(res, 405, { detail: 'Method Not Allowed' });
   }
 
-  private models(): object {
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const call: RouteCall = { req, res, path: q >= 0 ? url.slice(0, q) : url, method: req.method ?? 'GET' };
+    // The runner's TTFT floor reads the modelled TTFTs (ttft-report.ts): only with its header, so an engine's own routes stay as they are.
+    if (call.path === TTFTS_PATH && req.headers[TIMING_HEADER] === '1') return sendTtfts(this.ctx, url, res);
+    if (!(await ROUTES[this.ctx.dialect.routes](this, call))) this.notFound(res);
+  }
+
+  /** A generation request: POST only, tracked for the scheduler's idleness, logged where the engine logs requests. */
+  async generation(c: RouteCall, kind: GenerationKind): Promise<void> {
+    if (c.method !== 'POST') return this.notAllowed(c.res);
+    this.active++;
+    c.res.once('close', () => {
+      this.active--;
+      this.lastEnd = performance.now();
+    });
+    const body = await readJson(c.req);
+    if (this.logsRequests()) this.logRequest(body, kind);
+    if (kind === 'native') return handleGenerate(this.ctx, c.req, c.res, body);
+    return handleOpenAi(this.ctx, c.req, c.res, body, kind === 'chat');
+  }
+
+  /** vLLM logs every request before 0.10.1 (then only with --enable-log-requests). */
+  private logsRequests(): boolean {
+    return this.config.framework.key === 'vllm' && (this.config.settings.logRequests || !versionAtLeast(this.version, '0.10.1'));
+  }
+
+  /** vLLM's request log line: `Received request <id>: prompt: '<prompt>', params: …` (the prompt in full, %r-quoted). */
+  private logRequest(body: unknown, kind: GenerationKind): void {
+    const b = isObject(body) ? body : {};
+    const prompt = kind === 'chat' && Array.isArray(b.messages) ? b.messages.map((m) => (isObject(m) && typeof m.content === 'string' ? m.content : '')).join('\n') : b.prompt;
+    const text = typeof prompt === 'string' ? prompt : JSON.stringify(prompt ?? '');
+    const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-sim${(this.counter + 1).toString(16)}`;
+    this.log('INFO', `Received request ${id}: prompt: '${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}', params: SamplingParams(n=1, max_tokens=${JSON.stringify(b.max_tokens ?? b.max_completion_tokens ?? null)}, ignore_eos=${b.ignore_eos === true ? 'True' : 'False'}), prompt_token_ids: None, lora_request: None.`);
+  }
+
+  /** /v1/models: the served names (an empty list is the gateway's, before its worker registers). */
+  models(): object {
     const c = this.config;
     return {
       object: 'list',
@@ -174,6 +207,7 @@ export class SimHttp {
     const c = this.config;
     return {
       framework: c.framework.key,
+      engine_version: this.version,
       gpu: c.gpu.name,
       gpu_auto: c.gpuAuto,
       gpus: c.gpus,
@@ -191,7 +225,12 @@ export class SimHttp {
     };
   }
 
-  private serverInfo(): object {
+  modelInfo(): object {
+    const s = this.config.settings;
+    return { model_path: s.model, tokenizer_path: s.model, is_generation: true, simulated: true };
+  }
+
+  serverInfo(): object {
     const c = this.config;
     const s = c.settings;
     return {
@@ -210,7 +249,7 @@ export class SimHttp {
     };
   }
 
-  private healthGenerate(res: ServerResponse): void {
+  healthGenerate(res: ServerResponse): void {
     let done = false;
     const reply = (ok: boolean): void => {
       if (done) return;
@@ -230,7 +269,7 @@ export class SimHttp {
     }
   }
 
-  private tokenizeRoute(res: ServerResponse, body: unknown): void {
+  tokenizeRoute(res: ServerResponse, body: unknown): void {
     const b = (body ?? {}) as Record<string, unknown>;
     let ids: number[];
     if (typeof b.prompt === 'string') {
@@ -241,34 +280,12 @@ export class SimHttp {
     sendJson(res, 200, { count: ids.length, max_model_len: this.config.contextLimit, tokens: ids, token_strs: null });
   }
 
-  private detokenizeRoute(res: ServerResponse, body: unknown): void {
+  detokenizeRoute(res: ServerResponse, body: unknown): void {
     const b = (body ?? {}) as Record<string, unknown>;
     if (!Array.isArray(b.tokens)) throw new HttpError(400, 'tokens must be a list of token ids.', 'tokens');
     let text = '';
     for (const t of b.tokens) if (typeof t === 'number') text += this.pieces.get(t >>> 0) ?? '';
     sendJson(res, 200, { prompt: text });
-  }
-
-  private metrics(): string {
-    const s = this.engine.stats();
-    const p = this.ctx.dialect.metricsPrefix;
-    const lines = [
-      '# HELP autobench_sim_simulated 1 when this server is the autobench simulated engine.',
-      '# TYPE autobench_sim_simulated gauge',
-      'autobench_sim_simulated 1',
-      '# HELP autobench_sim_step_cost_factor Modelled step time multiplier of this launch (--sim-noise).',
-      '# TYPE autobench_sim_step_cost_factor gauge',
-      `autobench_sim_step_cost_factor ${this.config.launch.stepCostFactor}`,
-      `${p}num_requests_running ${s.running}`,
-      `${p}num_requests_waiting ${s.waiting}`,
-      `${p}kv_cache_usage_perc ${s.kvUsage.toFixed(6)}`,
-      `${p}prompt_tokens_total ${s.promptTokens}`,
-      `${p}generation_tokens_total ${s.generatedTokens}`,
-      `${p}prefix_cache_hit_tokens_total ${s.cachedTokens}`,
-      `${p}num_preemptions_total ${s.preemptions}`,
-      `${p}request_success_total ${s.finished}`,
-    ];
-    return `${lines.join('\n')}\n`;
   }
 
   /** The crash fault: every open connection is cut, as when the server process dies. */

@@ -1,0 +1,34 @@
+// What the per-engine route tables (routes.ts, gateway.ts) may use of the simulated HTTP server (server.ts), kept
+// apart so the tables and the server do not import each other.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ResolvedSim } from '../config';
+import type { FlushHost } from './flush';
+
+/** One request as the route tables see it. */
+export interface RouteCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  method: string;
+}
+
+export type GenerationKind = 'completion' | 'chat' | 'native';
+
+export interface RouteHost extends FlushHost {
+  readonly config: ResolvedSim;
+  /** vLLM: VLLM_SERVER_DEV_MODE is set. */
+  readonly devMode: boolean;
+  /** /metrics calls on trtllm-serve (its iteration counter). */
+  iterations: number;
+  authorized(req: IncomingMessage): boolean;
+  notAllowed(res: ServerResponse): void;
+  generation(c: RouteCall, kind: GenerationKind): Promise<void>;
+  warmedUp(): boolean;
+  workerRegistered(): boolean;
+  models(): object;
+  modelInfo(): object;
+  serverInfo(): object;
+  healthGenerate(res: ServerResponse): void;
+  tokenizeRoute(res: ServerResponse, body: unknown): void;
+  detokenizeRoute(res: ServerResponse, body: unknown): void;
+}
