@@ -1,7 +1,7 @@
 // What a trial's load client costs inside a Slurm job, beyond the load itself: the same small trial, interleaved, through
 // the job's one serving client (HostClient over a SlurmJobExecutor: one `srun --overlap` step for all trials), through a
 // client per trial (a step and a Node start each: the executor seen without `pipesStdin`), and in this process, against
-// one fake server on the node (the test cluster's node is this machine). Prints the medians and the per-trial overhead
+// one fake server on the login host (the test cluster's nodes are network namespaces of this machine). Prints the medians and the per-trial overhead
 // of each placement over the in-process trial.
 // Run: node --import tsx bench/slurm-trial-overhead.ts [--trials 15] [--requests 8] [--tokens 20]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +27,8 @@ const TRIALS = arg('trials', 15);
 const REQUESTS = arg('requests', 8);
 const TOKENS = arg('tokens', 20);
 const PREFIX = `autobench-bench-overhead-${process.pid}-`;
+/** The login host's address on the test cluster's bridge (tools/slurm-host/setup.sh: slurmctld's host). */
+const LOGIN_ADDR = '10.213.0.1';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const noHooks = { signal: undefined, onConnectionLost: () => () => undefined, onProgress: () => undefined };
@@ -35,14 +37,15 @@ async function main(): Promise<void> {
   const cluster = await ensureSlurm();
   process.env.AUTOBENCH_CLIENT_JS = await clientBundle();
   const srv = new FakeServer({ behaviour: { ttftMs: 20, itlMs: 5 } });
-  await srv.listen();
+  // The test cluster's nodes live in network namespaces: the job's client reaches this machine at the bridge's address.
+  await srv.listen(0, LOGIN_ADDR);
   const dir = mkdtempSync(join(tmpdir(), 'autobench-overhead-'));
   const login = new LocalExecutor();
   const slurm = new SlurmCluster(login);
   try {
     const id = await slurm.submit({ name: `${PREFIX}hold`, partition: cluster.partition, timeLimit: '10', gres: 'gpu', gpus: 0, exclusive: false, output: join(dir, 'job-%j.out'), chdir: dir, extra: [] });
     const info = await slurm.waitRunning(id, () => undefined);
-    const ex = new SlurmJobExecutor(new LocalExecutor(), { jobId: id, node: info.nodes, address: '127.0.0.1', partition: cluster.partition });
+    const ex = new SlurmJobExecutor(new LocalExecutor(), { jobId: id, node: info.nodes, address: cluster.nodeAddr, partition: cluster.partition });
     const t0 = performance.now();
     const setup = await prepareHostClient(ex);
     if (!setup.ok) throw new Error(setup.reason);
@@ -50,7 +53,7 @@ async function main(): Promise<void> {
     const s: TrialSettings = { backend: 'openai', wallRate: Infinity, concurrency: 4, warmupRequests: 1, seed: 1, extraBody: {}, timeoutMs: 60_000 };
     const w = workload(rows(REQUESTS, TOKENS));
     const proc: ServerProcess = { pid: process.pid, pgid: process.pid, exited: new Promise(() => undefined), running: true, onExit: () => undefined, logTail: () => [], stop: () => Promise.resolve({ code: 0, signal: null }) };
-    const live: LiveServer = { proc, port: srv.port, forward: { localHost: '127.0.0.1', localPort: srv.port, close: () => Promise.resolve() }, baseUrl: srv.url, model: 'fake-model', exit: undefined, simulated: false };
+    const live: LiveServer = { proc, port: srv.port, forward: { localHost: LOGIN_ADDR, localPort: srv.port, close: () => Promise.resolve() }, baseUrl: srv.url, model: 'fake-model', exit: undefined, simulated: false };
     // The same job seen without a stdin to write: a client per trial, as before the serving client.
     const perTrialEx: Executor = { target: ex.target, describe: () => ex.describe(), run: (c, o) => ex.run(c, o), start: (sp) => ex.start(sp), forward: (p) => ex.forward(p), copyBack: (a, b) => ex.copyBack(a, b), copyTo: (a, b) => ex.copyTo(a, b), remove: (p) => ex.remove(p), onConnectionLost: (l) => ex.onConnectionLost(l), close: () => Promise.resolve() };
     const perTrial = await prepareHostClient(perTrialEx);

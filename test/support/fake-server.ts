@@ -98,6 +98,8 @@ export interface FakeServerOptions {
   flushStatus?: number;
   /** Status of GET /v1/models. */
   modelsStatus?: number;
+  /** Overrides the answer of a non-generation route (path with its query): /v1/models, /health, /readiness, /flush_cache, ...; undefined: the default answer. */
+  control?: (method: string, path: string) => { status: number; body: unknown } | undefined;
 }
 
 interface Stream {
@@ -192,6 +194,8 @@ export class FakeServer {
   private readonly base: FakeBehaviour;
   private templates = new Map<string, Buffer>();
   flushCount = 0;
+  /** `METHOD path` of every request the `control` option answered. */
+  readonly controlPaths: string[] = [];
   port = 0;
 
   constructor(private readonly opts: FakeServerOptions = {}) {
@@ -200,10 +204,14 @@ export class FakeServer {
     this.server = createServer({ noDelay: true }, (sock) => this.onConnection(sock));
   }
 
-  listen(port = 0): Promise<number> {
+  /** The address listened on: loopback unless a caller (a Slurm node's client) needs another. */
+  private host = '127.0.0.1';
+
+  listen(port = 0, host = '127.0.0.1'): Promise<number> {
+    this.host = host;
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(port, '127.0.0.1', () => {
+      this.server.listen(port, host, () => {
         this.port = (this.server.address() as { port: number }).port;
         resolve(this.port);
       });
@@ -211,7 +219,7 @@ export class FakeServer {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://${this.host}:${this.port}`;
   }
 
   setBehaviour(b: Partial<FakeBehaviour>): void {
@@ -280,6 +288,13 @@ export class FakeServer {
 
   private handle(conn: Conn, method: string, path: string, headers: Map<string, string>, bodyText: string, tBody: number): void {
     const route = path.split('?')[0] ?? '';
+    const over = route.startsWith('/v1/completions') || route.startsWith('/v1/chat') || route === '/generate' ? undefined : this.opts.control?.(method, path);
+    if (over) {
+      this.controlPaths.push(`${method} ${path}`);
+      if (route === '/flush_cache' || route === '/reset_prefix_cache') this.flushCount++;
+      this.reply(conn, over.status, over.body);
+      return;
+    }
     if (method === 'GET' && route === '/v1/models') {
       const st = this.opts.modelsStatus ?? 200;
       this.reply(conn, st, st === 200 ? { object: 'list', data: [{ id: this.model, object: 'model' }] } : { message: 'not ready' });

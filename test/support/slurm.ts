@@ -1,6 +1,6 @@
-// The real Slurm cluster of tools/slurm-host/setup.sh for the suites that submit jobs (partition autobench: one node; autobench2n: two nodes): started when it is not running (a test run brings what it needs), never skipped, and the jobs a suite leaves behind cancelled.
+// The real Slurm cluster of tools/slurm-host/setup.sh for the suites that submit jobs (partition autobench: one node; autobench2n: two nodes; each node a network namespace reached at an address that is not loopback): started when it is not running (a test run brings what it needs), never skipped, and the jobs a suite leaves behind cancelled.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { REPO } from './fixtures';
@@ -15,8 +15,10 @@ export interface SlurmCluster {
   partition: string;
   /** Fake GPUs on the node (`Gres=gpu:N`, AUTOBENCH_SLURM_GPUS); jobs get CUDA_VISIBLE_DEVICES from 0 to N-1. */
   gpus: number;
-  /** The node's name, also an address that reaches it (localhost). */
+  /** The node's name (n0): no host name, as on a real cluster it is reached at its NodeAddr. */
   node: string;
+  /** The node's NodeAddr: its network namespace's address on the test bridge (not loopback: a server bound to 127.0.0.1 there is not reachable from here). */
+  nodeAddr: string;
   /** `cgroup` kills every process of a cancelled job; `linuxproc` misses one whose parent already exited. */
   proctrack: string;
   /** The two-node partition: its name, its nodes and the fake GPUs of each. */
@@ -100,6 +102,9 @@ async function describeCluster(): Promise<SlurmCluster> {
   if (sinfo.code !== 0 || node === '' || !Number.isInteger(gpus)) {
     throw new Error(`cannot read partition ${SLURM_PARTITION} from sinfo (exit ${sinfo.code}): ${sinfo.stdout}${sinfo.stderr}`);
   }
+  const show = await runCommand('scontrol', ['show', 'node', node]);
+  const nodeAddr = /\bNodeAddr=(\S+)/.exec(show.stdout)?.[1];
+  if (!nodeAddr) throw new Error(`cannot read NodeAddr of node ${node} (scontrol show node, exit ${show.code}): ${show.stdout}${show.stderr}`);
   const config = await runCommand('scontrol', ['show', 'config']);
   const proctrack = /^ProctrackType\s*=\s*proctrack\/(\S+)/m.exec(config.stdout)?.[1] ?? 'unknown';
   const two = await runCommand('sinfo', ['-h', '-N', '-p', SLURM_PARTITION_2N, '-o', '%N|%G']);
@@ -109,7 +114,7 @@ async function describeCluster(): Promise<SlurmCluster> {
   if (two.code !== 0 || nodes.length < 2 || !Number.isInteger(perNode)) {
     throw new Error(`cannot read the two-node partition ${SLURM_PARTITION_2N} from sinfo (exit ${two.code}): ${two.stdout}${two.stderr}; run ${SLURM_SETUP} start`);
   }
-  return { partition: SLURM_PARTITION, gpus, node, proctrack, twoNodes: { partition: SLURM_PARTITION_2N, nodes, gpusPerNode: perNode } };
+  return { partition: SLURM_PARTITION, gpus, node, nodeAddr, proctrack, twoNodes: { partition: SLURM_PARTITION_2N, nodes, gpusPerNode: perNode } };
 }
 
 /** Cancels every queued or running job whose name starts with `prefix` and waits until Slurm has ended them; returns their ids. */
@@ -159,4 +164,42 @@ export function runFolders(prefix: string): { outDir: (name: string) => string; 
     },
     cleanupAll: () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })),
   };
+}
+
+/** The network namespace setup.sh runs node `node`'s slurmd in (its jobs' processes are in it too). */
+export function nodeNetns(node: string): string {
+  return `/run/netns/abslurm-${node}`;
+}
+
+/**
+ * The processes running on node `node` (in its network namespace) other than its slurmd, as `pid args`; with `jobIds`,
+ * only those of these jobs (SLURM_JOB_ID in their environment: a child that left its process group keeps it).
+ */
+export function nodeProcesses(node: string, jobIds?: readonly string[]): string[] {
+  const ns = netnsId(nodeNetns(node));
+  const out: string[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/ns/net`) !== ns) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      const args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      if (/^\/usr\/sbin\/slurmd\b/.test(args)) continue;
+      if (jobIds) {
+        const job = /(?:^|\0)SLURM_JOB_ID=(\d+)/.exec(readFileSync(`/proc/${name}/environ`, 'utf8'))?.[1];
+        if (!job || !jobIds.includes(job)) continue;
+      }
+      out.push(`${name} ${args}`);
+    } catch {
+      /* gone while reading */
+    }
+  }
+  return out;
+}
+
+/** A namespace's identity as /proc/PID/ns/net names it (`net:[INODE]`). */
+function netnsId(file: string): string {
+  if (!existsSync(file)) throw new Error(`no network namespace ${file} (tools/slurm-host/setup.sh start makes it)`);
+  return `net:[${statSync(file).ino}]`;
 }

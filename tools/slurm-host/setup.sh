@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Runs the real Slurm cluster the Slurm test suites submit jobs to: slurmctld and three slurmd on 127.0.0.1 with fake
-# GPUs as GRES, munge, and slurmdbd on its own MariaDB so that `sacct` reports jobs' start and end times. Partition
-# `autobench` (the default) is the one node `localhost`; partition `autobench2n` is the two nodes n1 and n2, each a
-# slurmd of its own on this machine (Slurm's "multiple slurmd": `slurmd -N NAME`, a port per node; Debian builds
-# Slurm with --enable-multiple-slurmd), for jobs that span nodes.
+# Runs the real Slurm cluster the Slurm test suites submit jobs to: slurmctld and three slurmd with fake GPUs as GRES,
+# munge, and slurmdbd on its own MariaDB so that `sacct` reports jobs' start and end times. Partition `autobench` (the
+# default) is the one node n0; partition `autobench2n` is the two nodes n1 and n2, for jobs that span nodes. Each node
+# is a slurmd of its own on this machine (Slurm's "multiple slurmd": `slurmd -N NAME`; Debian builds Slurm with
+# --enable-multiple-slurmd) in a network namespace of its own, joined by a veth pair to a bridge in the root namespace
+# (bridge 10.213.0.1/24; n0 .11, n1 .12, n2 .13: the NodeAddr of each). So, as on a real cluster, a node is reached
+# from the login host (this machine's root namespace) at an address that is not loopback, and a server bound to
+# 127.0.0.1 on a node answers only there. slurmctld (SlurmctldHost's address is the bridge's) and srun run in the root
+# namespace; munge is a unix socket and the files are one file system, as a cluster's shared one.
 #
 #   tools/slurm-host/setup.sh start     start what is not running (idempotent; a changed setting restarts slurmctld/slurmd)
-#   tools/slurm-host/setup.sh stop      cancel every job, stop the daemons this script started
+#   tools/slurm-host/setup.sh stop      cancel every job, stop the daemons this script started, remove the namespaces,
+#                                       veths and bridge
 #   tools/slurm-host/setup.sh restart   stop, then start (job ids and accounting are kept)
 #   tools/slurm-host/setup.sh status    exit 0 only when the node is usable and sacct answers (any user may run it)
 #   tools/slurm-host/setup.sh clean     stop, then delete the whole state directory (accounting database included)
@@ -14,6 +19,10 @@
 # It installs nothing: `node scripts/provision.mjs` (run by `npm test`) installs slurm-wlm, munge, slurmdbd and
 # mariadb-server. Made for Debian 12 (Slurm 22.05) as root; it starts every daemon itself, so it needs no systemd
 # (checked where PID 1 is no init at all).
+#
+# The network: namespaces abslurm-NODE (made with `ip netns add`, entered with `nsenter --net`, which keeps the mount
+# namespace and so the cgroup hierarchies proctrack/cgroup needs), veths abh-NODE (root side, on the bridge) and abn-NODE
+# (inside, renamed eth0), bridge abslurm0. Traffic goes only between this machine's own namespaces.
 #
 # Everything lives under $AUTOBENCH_SLURM_DIR (default /var/lib/autobench-slurm): etc/ (slurm.conf, gres.conf,
 # cgroup.conf, slurmdbd.conf), dev/ (the fake GPUs), run/ (pid files), log/, state/ (slurmctld), spool/ (slurmd),
@@ -35,14 +44,17 @@ CPUS=${AUTOBENCH_SLURM_CPUS:-16}
 DB_PORT=${AUTOBENCH_SLURM_DB_PORT:-3307}
 CLUSTER=autobench
 PARTITION=autobench
-# The node is called localhost: its name is also an address that reaches it (NodeList is usable as a host name).
-NODE=localhost
-# The two-node partition: node names that are no host names (their NodeAddr is how they are reached), each slurmd
-# on a port of its own (6817 slurmctld, 6818 localhost's slurmd, 6819 slurmdbd).
+# Node names are no host names: their NodeAddr is how they are reached. Each slurmd keeps a port of its own (6817
+# slurmctld, 6819 slurmdbd), though each has its own address too.
+NODE=n0
 PARTITION_2N=autobench2n
 NODES_2N=(n1 n2)
-declare -A NODE_PORT=([n1]=6821 [n2]=6822)
 ALL_NODES=("$NODE" "${NODES_2N[@]}")
+declare -A NODE_PORT=([n0]=6818 [n1]=6821 [n2]=6822)
+NET_PREFIX=10.213.0
+BRIDGE=abslurm0
+BRIDGE_ADDR=$NET_PREFIX.1
+declare -A NODE_ADDR=([n0]=$NET_PREFIX.11 [n1]=$NET_PREFIX.12 [n2]=$NET_PREFIX.13)
 ETC=$D/etc RUN=$D/run LOG=$D/log DB=$D/mariadb
 CONF=$ETC/slurm.conf
 CLIENT_CONF=/etc/slurm/slurm.conf   # Debian's compiled-in path
@@ -87,6 +99,8 @@ check_packages() {
   [ -e "$plugins" ] || missing+=("Slurm's MySQL plugin (package slurm-wlm-mysql-plugin)")
   [ -x /usr/sbin/mariadbd ] && command -v mariadb-install-db >/dev/null || missing+=("mariadbd (package mariadb-server)")
   command -v mariadb >/dev/null && command -v mariadb-admin >/dev/null || missing+=("mariadb client (package mariadb-client)")
+  command -v ip >/dev/null || missing+=("ip (package iproute2)")
+  command -v nsenter >/dev/null || missing+=("nsenter (package util-linux)")
   if [ ${#missing[@]} -gt 0 ]; then
     printf 'slurm-host: error: missing %s\n' "${missing[@]}" >&2
     die "install them with: apt-get install -y --no-install-recommends slurm-wlm munge slurmdbd mariadb-server (node scripts/provision.mjs does it)"
@@ -165,7 +179,8 @@ write_config() {
   cat >"$CONF.new" <<EOF
 $MARK start; edits are overwritten.
 ClusterName=$CLUSTER
-SlurmctldHost=localhost(127.0.0.1)
+# The nodes reach slurmctld at the bridge's address (its name: what slurmctld checks it is; it listens on every address).
+SlurmctldHost=localhost($BRIDGE_ADDR)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -196,13 +211,12 @@ AccountingStorageHost=localhost
 AccountingStorageTRES=gres/gpu
 # Lets slurmd advertise more CPUs than the machine has.
 SlurmdParameters=config_overrides
-# n1 and n2 come first and keep their own NodeHostName: while a cluster has one node called localhost Slurm finds
-# it under any name, and a NodeHostName=localhost would clash with the node named localhost (both: slurmctld exits
-# with "Duplicated NodeHostName ... in config file").
-$(for n in "${NODES_2N[@]}"; do
-    echo "NodeName=$n NodeAddr=127.0.0.1 Port=${NODE_PORT[$n]} CPUs=$CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$CPUS ThreadsPerCore=1 RealMemory=$mem Gres=gpu:$GPUS_2N State=UNKNOWN"
+# Each node at the address of its own namespace.
+$(for n in "${ALL_NODES[@]}"; do
+    g=$GPUS_2N
+    [ "$n" != "$NODE" ] || g=$GPUS
+    echo "NodeName=$n NodeAddr=${NODE_ADDR[$n]} Port=${NODE_PORT[$n]} CPUs=$CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$CPUS ThreadsPerCore=1 RealMemory=$mem Gres=gpu:$g State=UNKNOWN"
   done)
-NodeName=$NODE NodeAddr=127.0.0.1 NodeHostname=$NODE CPUs=$CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$CPUS ThreadsPerCore=1 RealMemory=$mem Gres=gpu:$GPUS State=UNKNOWN
 PartitionName=$PARTITION Nodes=$NODE Default=YES MaxTime=7-00:00:00 State=UP
 PartitionName=$PARTITION_2N Nodes=$(IFS=,; echo "${NODES_2N[*]}") MaxTime=7-00:00:00 State=UP
 EOF
@@ -289,18 +303,67 @@ start_slurmdbd() {
   fi
 }
 
+# The network of the nodes (see the head of this file): each step checks first, so that `start` is idempotent and
+# repairs what is missing (a veth whose namespace went away, an address dropped).
+netns_of() { echo "abslurm-$1"; }
+net_up() {
+  local n ns
+  ip link show "$BRIDGE" >/dev/null 2>&1 || ip link add "$BRIDGE" type bridge
+  # (Tested on the whole output: with pipefail, `ip | grep -q` fails when grep stops reading early.)
+  [[ $(ip -o addr show dev "$BRIDGE") == *" $BRIDGE_ADDR/24 "* ]] || ip addr add "$BRIDGE_ADDR/24" dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  for n in "${ALL_NODES[@]}"; do
+    ns=$(netns_of "$n")
+    [ -e "/run/netns/$ns" ] || ip netns add "$ns"
+    if ! ip -n "$ns" link show "abn-$n" >/dev/null 2>&1; then
+      ip link del "abh-$n" 2>/dev/null || true
+      ip link add "abh-$n" type veth peer name "abn-$n"
+      ip link set "abn-$n" netns "$ns"
+    fi
+    ip link set "abh-$n" master "$BRIDGE"
+    ip link set "abh-$n" up
+    ip -n "$ns" link set lo up
+    [[ $(ip -n "$ns" -o addr show dev "abn-$n") == *" ${NODE_ADDR[$n]}/24 "* ]] || ip -n "$ns" addr add "${NODE_ADDR[$n]}/24" dev "abn-$n"
+    ip -n "$ns" link set "abn-$n" up
+  done
+}
+# Whether node $1's namespace reaches slurmctld over the bridge.
+reaches_ctld() { nsenter --net="/run/netns/$(netns_of "$1")" timeout 2 bash -c "exec 3<>/dev/tcp/$BRIDGE_ADDR/6817"; }
+# Deletes the veths (a namespace's end goes with it), the namespaces and the bridge; what is already gone is skipped.
+net_down() {
+  local n ns
+  for n in "${ALL_NODES[@]}"; do
+    ns=$(netns_of "$n")
+    ip link del "abh-$n" 2>/dev/null || true
+    if [ -e "/run/netns/$ns" ]; then
+      say "removing network namespace $ns"
+      ip netns del "$ns"
+    fi
+  done
+  if ip link show "$BRIDGE" >/dev/null 2>&1; then
+    say "removing bridge $BRIDGE"
+    ip link del "$BRIDGE"
+  fi
+}
+# Whether process $1 runs in node $2's network namespace.
+in_netns() {
+  [ -e "/run/netns/$(netns_of "$2")" ] && [ "$(stat -L -c %i "/proc/$1/ns/net" 2>/dev/null)" = "$(stat -L -c %i "/run/netns/$(netns_of "$2")")" ]
+}
+
 node_state() { timeout 10 sinfo -h -n "$1" -o '%T' 2>/dev/null | head -1; }
 node_usable() { [[ "$(node_state "$1")" =~ ^(idle|mixed|allocated|completing) ]]; }
 slurmd_pid() { echo "$RUN/slurmd-$1.pid"; }
 any_slurmd() {
   local n
   alive "$RUN/slurmd.pid" && return 0 # one started by this script before the two-node partition
+  alive "$RUN/slurmd-localhost.pid" && return 0 # the node n0 was called before the namespaces
   for n in "${ALL_NODES[@]}"; do alive "$(slurmd_pid "$n")" && return 0; done
   return 1
 }
 stop_slurmds() {
   local n
   stop_pidfile "$RUN/slurmd.pid" slurmd
+  stop_pidfile "$RUN/slurmd-localhost.pid" "slurmd of localhost"
   for n in "${ALL_NODES[@]}"; do stop_pidfile "$(slurmd_pid "$n")" "slurmd of $n"; done
 }
 
@@ -318,10 +381,17 @@ start_slurm() {
   fi
   poll 100 sh -c 'scontrol ping | grep -q "is UP"' || die "slurmctld is not up; see $LOG/slurmctld.log"
   for n in "${ALL_NODES[@]}"; do
+    poll 20 reaches_ctld "$n" || die "node $n (network namespace $(netns_of "$n"), ${NODE_ADDR[$n]}) cannot reach slurmctld at $BRIDGE_ADDR:6817"
+  done
+  for n in "${ALL_NODES[@]}"; do
+    if alive "$(slurmd_pid "$n")" && ! in_netns "$(cat "$(slurmd_pid "$n")")" "$n"; then
+      say "slurmd of node $n runs outside its network namespace: restarting it"
+      stop_pidfile "$(slurmd_pid "$n")" "slurmd of $n"
+    fi
     if ! alive "$(slurmd_pid "$n")"; then
-      say "starting slurmd of node $n"
+      say "starting slurmd of node $n in network namespace $(netns_of "$n") (${NODE_ADDR[$n]})"
       install -d -m 0755 "$D/spool/$n"
-      /usr/sbin/slurmd -N "$n" 9>&-
+      nsenter --net="/run/netns/$(netns_of "$n")" /usr/sbin/slurmd -N "$n" 9>&-
     fi
   done
   for n in "${ALL_NODES[@]}"; do
@@ -347,8 +417,9 @@ start() {
   write_config
   start_mariadb
   start_slurmdbd
+  net_up
   start_slurm
-  say "up: partition $PARTITION (node $NODE, gpu:$GPUS), partition $PARTITION_2N (nodes ${NODES_2N[*]}, gpu:$GPUS_2N each), $CPUS CPUs a node, proctrack/$PROCTRACK, accounting in $DB"
+  say "up: partition $PARTITION (node $NODE at ${NODE_ADDR[$NODE]}, gpu:$GPUS), partition $PARTITION_2N (nodes ${NODES_2N[*]} at $(for n in "${NODES_2N[@]}"; do printf '%s ' "${NODE_ADDR[$n]}"; done)gpu:$GPUS_2N each), $CPUS CPUs a node, proctrack/$PROCTRACK, accounting in $DB"
 }
 
 stop_pidfile() {
@@ -381,6 +452,7 @@ stop() {
   fi
   stop_slurmds
   stop_pidfile "$RUN/slurmctld.pid" slurmctld
+  net_down
   stop_pidfile "$RUN/slurmdbd.pid" slurmdbd
   stop_pidfile "$DB/mariadbd.pid" mariadbd
   if [ -e "$RUN/munged.ours" ]; then
@@ -410,6 +482,16 @@ status() {
   fi
   if ! alive "$RUN/slurmctld.pid"; then return 1; fi
   for n in "${ALL_NODES[@]}"; do
+    # (Only root may look into another process's namespaces.)
+    if [ "$(id -u)" = 0 ]; then
+      if ! alive "$(slurmd_pid "$n")" || ! in_netns "$(cat "$(slurmd_pid "$n")")" "$n"; then
+        echo "slurmd of node $n does not run in network namespace $(netns_of "$n"): run start"
+        ok=1
+      elif ! reaches_ctld "$n"; then
+        echo "node $n (${NODE_ADDR[$n]}) cannot reach slurmctld at $BRIDGE_ADDR:6817: run start"
+        ok=1
+      fi
+    fi
     state=$(node_state "$n")
     gres=$(timeout 10 sinfo -h -n "$n" -o '%G' 2>/dev/null | head -1)
     echo "node $n: ${state:-no answer from slurmctld}, ${gres:-no gres}"
