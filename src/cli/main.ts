@@ -8,6 +8,7 @@ import { runSim } from './sim';
 import { runRun } from './run';
 import { runPredict } from './predict';
 import { runCalibrate } from './calibrate';
+import { runDoctorCommand } from './doctor';
 import { version } from '../../package.json';
 
 const HELP = `usage: autobench <command> [options]
@@ -25,6 +26,8 @@ commands:
   predict PATH...    PREDICT each candidate's capacity with the simulated engine model (no server,
                      no GPU; never a measurement)
   calibrate RUN_DIR...  fit the prediction model to finished runs and store the calibration
+  doctor [PLAN]      what a first real run on a target would meet (CLIs, help, GPUs, Node,
+                     ports, bind address), without loading a model
 
 Run 'autobench <command> --help' for a command's options.`;
 
@@ -59,6 +62,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runPredict(rest, io);
       case 'calibrate':
         return runCalibrate(rest, io);
+      case 'doctor':
+        return await runDoctorCommand(rest, io);
       default:
         throw new UsageError(`unknown command '${cmd}'\n\n${HELP}`);
     }

@@ -12,6 +12,7 @@ export const COMMAND_IDS = {
   selectTarget: 'autobench.selectTarget',
   setHfToken: 'autobench.setHfToken',
   captureHelp: 'autobench.captureHelp',
+  checkTarget: 'autobench.checkTarget',
   refreshRuns: 'autobench.refreshRuns',
   compareRuns: 'autobench.compareRuns',
   openRunRows: 'autobench.openRunRows',

@@ -7,6 +7,7 @@ import { CommandsDocuments } from './commands-document';
 import type { AutobenchContext } from './context';
 import { pickCandidate, type CandidateAction } from './candidate-pick';
 import { captureHelp } from './help-capture';
+import { doctor } from './doctor';
 import { optionsOf } from './run-inputs';
 import { selectTarget, setHfToken } from './run-setup';
 import { revokeApprovals } from './secret-consent';
@@ -107,6 +108,7 @@ export function commandTable(d: CommandDeps): Record<CommandId, CommandHandler> 
     [COMMAND_IDS.selectTarget]: () => selectTarget(d.ctx.log),
     [COMMAND_IDS.setHfToken]: () => setHfToken(d.ctx.extension.secrets),
     [COMMAND_IDS.captureHelp]: (uri, opts) => captureHelp(d.ctx, uri, optionsOf(opts)),
+    [COMMAND_IDS.checkTarget]: (uri, opts) => doctor(d.ctx, uri, optionsOf(opts)),
     [COMMAND_IDS.refreshRuns]: () => d.runsView.refresh(),
     [COMMAND_IDS.compareRuns]: (...args) => compareRuns(args),
     [COMMAND_IDS.openRunRows]: (run) => openRunRows(run),

@@ -273,3 +273,26 @@ test('the summary charts a run\'s trials against the offered rate, in the light 
     await workbench.update('colorTheme', before, vscode.ConfigurationTarget.Global);
   }
 }, 60_000);
+
+interface DoctorReportLike {
+  ok: boolean;
+  simulated: boolean;
+  sections: Array<{ scope: string; checks: Array<{ name: string; status: string; detail: string; fix?: string }> }>;
+}
+
+test('Check Run Target (doctor) on sim: a clean plan can run; a flag the captured help does not list is a problem with its fix', async () => {
+  await extension().activate();
+  const file = demoPlan(10);
+  const clean = await vscode.commands.executeCommand<DoctorReportLike | undefined>('autobench.checkTarget', vscode.Uri.file(file), { target: 'sim' });
+  assert.ok(clean, 'the doctor command returned no report');
+  assert.equal(clean.simulated, true);
+  assert.equal(clean.ok, true, JSON.stringify(clean.sections.flatMap((s) => s.checks.filter((c) => c.status === 'problem'))));
+  writeFileSync(file, plantUnderVllmBaseFlags(readFileSync(file, 'utf8'), '      totally_bogus_flag: 1').text);
+  const planted = await vscode.commands.executeCommand<DoctorReportLike | undefined>('autobench.checkTarget', vscode.Uri.file(file), { target: 'sim' });
+  assert.ok(planted, 'the doctor command returned no report');
+  assert.equal(planted.ok, false);
+  const vllm = planted.sections.find((s) => s.scope === 'vllm');
+  const problem = vllm?.checks.find((c) => c.status === 'problem' && /totally[-_]bogus[-_]flag/.test(c.detail));
+  assert.ok(problem, `no problem names the planted flag: ${JSON.stringify(vllm)}`);
+  assert.ok(problem.fix && problem.fix.length > 0, 'the problem has no fix');
+}, 90_000);
