@@ -16,6 +16,7 @@ import { fromPlainJson, type PyObject } from '../core/py/json';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import { evaluateSla, type SlaVerdict } from '../core/results/sla';
 import { rowSlaBlock, type SlaReading } from '../core/sla/limits';
+import { unmeasuredFloor, type TtftFloor } from './ttft-floor';
 
 /** What every row of a run shares. */
 export interface RowContext {
@@ -135,18 +136,25 @@ function scaler(speed: number): { t: (x: number | null) => number | null; r: (x:
   return { t: (x) => (x === null ? null : x * speed), r: (x) => (x === null ? null : x / speed) };
 }
 
-function stats(out: Record<string, number | null>, name: string, s: LatencyStats, t: (x: number | null) => number | null): void {
-  out[`mean_${name}_ms`] = t(s.mean);
-  out[`median_${name}_ms`] = t(s.median);
-  out[`p50_${name}_ms`] = t(s.median);
-  out[`p90_${name}_ms`] = t(s.p90);
-  out[`p95_${name}_ms`] = t(s.p95);
-  out[`p99_${name}_ms`] = t(s.p99);
+/** A modelled time less a sped-up simulator's per-request floor (ttft-floor.ts), never below 0. */
+const less = (x: number | null, removed: number): number | null => (x === null || removed === 0 ? x : Math.max(0, x - removed));
+
+/** `removed` (modelled ms) comes off every location statistic; the spread (std) is unchanged by a constant shift. */
+function stats(out: Record<string, number | null>, name: string, s: LatencyStats, t: (x: number | null) => number | null, removed = 0): void {
+  out[`mean_${name}_ms`] = less(t(s.mean), removed);
+  out[`median_${name}_ms`] = less(t(s.median), removed);
+  out[`p50_${name}_ms`] = less(t(s.median), removed);
+  out[`p90_${name}_ms`] = less(t(s.p90), removed);
+  out[`p95_${name}_ms`] = less(t(s.p95), removed);
+  out[`p99_${name}_ms`] = less(t(s.p99), removed);
   out[`std_${name}_ms`] = t(s.std);
 }
 
-/** The row's metrics block from the client's metrics (scaled to modelled time on the simulator). */
-export function metricsBlock(m: BenchMetrics, speed: number): Record<string, number | null> {
+/**
+ * The row's metrics block from the client's metrics (scaled to modelled time on the simulator); `ttftRemovedMs`: the
+ * sped-up simulator's TTFT floor (ttft-floor.ts), taken off TTFT and E2E (which contains it), not TPOT or ITL.
+ */
+export function metricsBlock(m: BenchMetrics, speed: number, ttftRemovedMs = 0): Record<string, number | null> {
   const { t, r } = scaler(speed);
   const out: Record<string, number | null> = {
     request_throughput: r(m.requestThroughput),
@@ -157,10 +165,10 @@ export function metricsBlock(m: BenchMetrics, speed: number): Record<string, num
   if (m.goodput) out.request_goodput = r(m.goodput.requestGoodput);
   out.steady_request_throughput = r(m.steady.requestThroughput);
   if (m.cacheHitFraction !== null) out.prefix_cache_hit_rate = m.cacheHitFraction;
-  stats(out, 'ttft', m.ttft, t);
+  stats(out, 'ttft', m.ttft, t, ttftRemovedMs);
   stats(out, 'tpot', m.tpot, t);
   stats(out, 'itl', m.itl, t);
-  stats(out, 'e2e', m.e2e, t);
+  stats(out, 'e2e', m.e2e, t, ttftRemovedMs);
   Object.assign(out, {
     max_itl_ms: t(m.itl.max),
     success_rate: m.successRate,
@@ -177,16 +185,16 @@ export function metricsBlock(m: BenchMetrics, speed: number): Record<string, num
 }
 
 /** The 95% intervals in the row's units (modelled time on the simulator): throughputs / speed, latencies × speed. */
-export function intervalsBlock(m: BenchMetrics, speed: number): Record<string, [number, number] | null> {
+export function intervalsBlock(m: BenchMetrics, speed: number, ttftRemovedMs = 0): Record<string, [number, number] | null> {
   const iv = m.intervals;
   const rate = (x: [number, number] | null): [number, number] | null => (x ? [x[0] / speed, x[1] / speed] : null);
-  const time = (x: [number, number] | null): [number, number] | null => (x ? [x[0] * speed, x[1] * speed] : null);
+  const time = (x: [number, number] | null, removed = 0): [number, number] | null => (x ? [less(x[0] * speed, removed) as number, less(x[1] * speed, removed) as number] : null);
   return {
     request_throughput: rate(iv.requestThroughput),
     output_token_throughput: rate(iv.outputThroughput),
-    p50_ttft_ms: time(iv.p50TtftMs),
+    p50_ttft_ms: time(iv.p50TtftMs, ttftRemovedMs),
     p50_tpot_ms: time(iv.p50TpotMs),
-    p50_e2e_ms: time(iv.p50E2eMs),
+    p50_e2e_ms: time(iv.p50E2eMs, ttftRemovedMs),
     success_rate: iv.successRate,
   };
 }
@@ -216,6 +224,8 @@ export interface MeasuredRowInput {
   validity?: Validity;
   /** How cache bias was removed for this trial. */
   cachePolicy?: CachePolicy;
+  /** A simulated server's TTFT floor (its launch's probe): removed from TTFT and E2E as it says, recorded as `ttft_floor`. */
+  ttftFloor?: TtftFloor;
 }
 
 /** How a trial avoided prefix-cache hits from earlier trials: the server's flush route, a restart, prompts never sent before, or nothing. */
@@ -232,10 +242,15 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   row.failure_reason = i.reason;
   if (row.workload) row.workload.backend = i.backend;
   if (row.workload && i.numPrompts !== undefined) row.workload.num_prompts = i.numPrompts;
-  if (i.metrics) row.metrics = metricsBlock(i.metrics, ctx.sim?.speed ?? 1);
+  const speed = ctx.sim?.speed ?? 1;
+  // Every simulated row says what its TTFT floor was and what was done with it (a real engine's rows have none).
+  const floor = i.ttftFloor ?? (row.simulated ? unmeasuredFloor(speed, 'the launch was not probed') : undefined);
+  const removed = floor?.removed_ms ?? 0;
+  if (floor) Object.assign(row, { ttft_floor: floor });
+  if (i.metrics) row.metrics = metricsBlock(i.metrics, speed, removed);
   if (row.metrics && i.pace) Object.assign(row.metrics, { offered_request_rate: i.pace.offered, completion_request_rate: i.pace.kept });
   if (i.validity) Object.assign(row, { validity: i.validity });
-  if (i.metrics) Object.assign(row, { intervals: intervalsBlock(i.metrics, ctx.sim?.speed ?? 1), steady: { duration_s: i.metrics.steady.durationS * (ctx.sim?.speed ?? 1), completed: i.metrics.steady.completed, too_short: i.metrics.steady.tooShort } });
+  if (i.metrics) Object.assign(row, { intervals: intervalsBlock(i.metrics, speed, removed), steady: { duration_s: i.metrics.steady.durationS * speed, completed: i.metrics.steady.completed, too_short: i.metrics.steady.tooShort } });
   if (i.metrics && i.metrics.cacheHitFraction !== null) Object.assign(row, { cache: { prefix_cache_hit_rate: i.metrics.cacheHitFraction, cached_prompt_tokens: i.metrics.cachedPromptTokens } });
   if (i.cachePolicy) Object.assign(row, { cache_policy: i.cachePolicy });
   row.benchmark_command = i.benchmarkCommand;

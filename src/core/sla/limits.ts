@@ -159,3 +159,9 @@ export function p50TtftLimitMs(l: SlaLimits): number | undefined {
 export function p50TpotLimitMs(l: SlaLimits): number | undefined {
   return l.max_p50_tpot_ms;
 }
+
+/** The smallest TTFT limit the limits set (p50, or the deprecated p99), or null: what the simulator's TTFT floor is weighed against. */
+export function smallestTtftLimitMs(l: SlaLimits | undefined): number | null {
+  const xs = [l?.max_p50_ttft_ms, l?.max_p99_ttft_ms].filter((x): x is number => typeof x === 'number' && x > 0);
+  return xs.length ? Math.min(...xs) : null;
+}
