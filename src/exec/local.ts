@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { copyFile, cp, mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { LAUNCH_ID_ENV, descendantsOf, newLaunchId, sweepLeftovers } from './descendants';
 import { childEnv, resolveSecrets } from './env';
 import { LogSink, makeRedactor } from './log-sink';
 import { groupAlive, terminateGroup } from './process-group';
@@ -52,10 +53,22 @@ export class OutputBuffer {
   }
 }
 
+/** How long after its exit a process's pipes may stay open before the exit is told anyway. */
+const PIPE_DRAIN_MS = 2000;
+
 function exitOf(child: ChildProcess): Promise<ExitInfo> {
   return new Promise((res) => {
-    // 'close' waits for the stdio pipes too, so every output byte is in before the exit is told.
+    // 'close' waits for the stdio pipes too, so every output byte is in before the exit is told. A worker it
+    // started in a session of its own (TensorRT-LLM's MPI workers) can hold those pipes open long after the
+    // server died: then the exit is told once the pipes had PIPE_DRAIN_MS to drain, and they stop being read.
     child.once('close', (code, signal) => res({ code, signal }));
+    child.once('exit', (code, signal) => {
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        res({ code, signal });
+      }, PIPE_DRAIN_MS).unref();
+    });
   });
 }
 
@@ -131,9 +144,11 @@ export class LocalExecutor implements Executor {
       secretValues: [...secrets.values(), ...(spec.redactValues ?? [])],
       onLine: spec.onLine,
     });
+    // Every descendant inherits the launch's marker, whatever group or session it makes: stop() finds them by it.
+    const launchId = newLaunchId();
     const child = spawn(file, args, {
       cwd: spec.cwd,
-      env: childEnv(this.baseEnv, spec, secrets),
+      env: { ...childEnv(this.baseEnv, spec, secrets), [LAUNCH_ID_ENV]: launchId },
       detached: true,
       stdio: [spec.stdin ?? 'ignore', 'pipe', 'pipe'],
     });
@@ -148,7 +163,7 @@ export class LocalExecutor implements Executor {
       await sink.close();
       throw e;
     }
-    const server = new LocalServer(child, sink, exited, () => this.live.delete(server));
+    const server = new LocalServer(child, sink, exited, launchId, () => this.live.delete(server));
     this.live.add(server);
     return server;
   }
@@ -199,6 +214,7 @@ class LocalServer implements ServerProcess {
     private readonly child: ChildProcess,
     private readonly sink: LogSink,
     exit: Promise<ExitInfo>,
+    private readonly launchId: string,
     private readonly forget: () => void,
   ) {
     this.pid = child.pid as number;
@@ -239,7 +255,12 @@ class LocalServer implements ServerProcess {
   stop(opts: StopOptions = {}): Promise<ExitInfo> {
     // Even after the leader exited, workers it forked may remain in the group.
     this.stopping ??= (async () => {
-      await terminateGroup(this.pgid, opts.graceMs ?? DEFAULT_GRACE_MS);
+      const grace = opts.graceMs ?? DEFAULT_GRACE_MS;
+      // The tree as it is before TERM: a worker re-parented to init once its parent is gone is still found.
+      const snapshot = descendantsOf(this.pid);
+      await terminateGroup(this.pgid, grace);
+      // What the group kill missed: workers in a group or session of their own (TensorRT-LLM's MPI workers).
+      const leftovers = await sweepLeftovers(this.launchId, snapshot, Math.min(grace, 5000));
       // A process that left the group (its own setsid) may still hold our pipes open; stop reading
       // them rather than wait for it forever.
       const timer = setTimeout(() => {
@@ -249,7 +270,7 @@ class LocalServer implements ServerProcess {
       const info = await this.exited;
       clearTimeout(timer);
       this.forget();
-      return info;
+      return leftovers.length ? { ...info, leftovers } : info;
     })();
     return this.stopping;
   }

@@ -20,6 +20,7 @@ import type { Client, ClientChannel } from 'ssh2';
 import { resolveSecrets } from './env';
 import { LogSink, makeRedactor } from './log-sink';
 import { OutputBuffer } from './local';
+import { LAUNCH_ID_ENV, newLaunchId } from './descendants';
 import { PGID_MARKER, copyInScript, copyOutScript, killGroupScript, launchScript, secretsStdin, shCommand } from './remote-script';
 import { SessionGate } from './session-gate';
 import { describeConnection, lastErrorOf, openSshConnection, resolveHops } from './ssh-connect';
@@ -214,7 +215,9 @@ export class SshExecutor implements Executor {
   async start(spec: StartSpec): Promise<ServerProcess> {
     const secrets = resolveSecrets(spec.secretEnv, this.secrets);
     const names = [...secrets.keys()];
-    const script = launchScript({ argv: spec.argv, env: spec.env, secretNames: names, cwd: spec.cwd, mergeOutput: true });
+    // Every descendant inherits the launch's marker, whatever group or session it makes: stop() finds them by it.
+    const launchId = newLaunchId();
+    const script = launchScript({ argv: spec.argv, env: { ...spec.env, [LAUNCH_ID_ENV]: launchId }, secretNames: names, cwd: spec.cwd, mergeOutput: true });
     const sink = new LogSink({
       file: spec.logFile,
       tailLines: spec.tailLines,
@@ -254,7 +257,7 @@ export class SshExecutor implements Executor {
           (tail ? `:\n${tail}` : ''),
       );
     }
-    const server = new SshServer(this, first.pgid, sink, exit, () => this.live.delete(server));
+    const server = new SshServer(this, first.pgid, sink, exit, launchId, () => this.live.delete(server));
     this.live.add(server);
     return server;
   }
@@ -264,8 +267,8 @@ export class SshExecutor implements Executor {
    * the host still refuses a session (its MaxSessions is lower than ours), on a second connection
    * of its own, so servers can always be stopped.
    */
-  async killGroup(pgid: number, graceMs: number): Promise<string> {
-    const command = shCommand(killGroupScript(pgid, graceMs));
+  async killGroup(pgid: number, graceMs: number, launchId?: string): Promise<string> {
+    const command = shCommand(killGroupScript(pgid, graceMs, launchId));
     let opened: { channel: ClientChannel; conn: LiveConn };
     try {
       opened = await this.openExec(command, true);
@@ -414,6 +417,14 @@ function channelExit(channel: ClientChannel, conn: LiveConn): Promise<ExitInfo> 
   });
 }
 
+/** The `leftover PID NAME` lines of killGroupScript's answer, as `PID NAME`. */
+export function leftoversOf(said: string): string[] {
+  return said
+    .split('\n')
+    .filter((l) => l.startsWith('leftover '))
+    .map((l) => l.slice('leftover '.length).trim());
+}
+
 class SshServer implements ServerProcess {
   readonly exited: Promise<ExitInfo>;
   private done = false;
@@ -424,6 +435,7 @@ class SshServer implements ServerProcess {
     readonly pgid: number,
     private readonly sink: LogSink,
     exit: Promise<ExitInfo>,
+    private readonly launchId: string,
     private readonly forget: () => void,
   ) {
     this.exited = exit.then(async (info) => {
@@ -451,13 +463,17 @@ class SshServer implements ServerProcess {
 
   stop(opts: StopOptions = {}): Promise<ExitInfo> {
     this.stopping ??= (async () => {
+      let said = '';
       try {
-        // Also after the leader exited or the connection dropped: workers may be left in the group.
-        await this.ex.killGroup(this.pgid, opts.graceMs ?? DEFAULT_GRACE_MS);
+        // Also after the leader exited or the connection dropped: workers may be left in the group, or outside it
+        // (the script also ends the launch's marked processes and the leader's former descendants).
+        said = await this.ex.killGroup(this.pgid, opts.graceMs ?? DEFAULT_GRACE_MS, this.launchId);
       } finally {
         this.forget();
       }
-      return this.exited;
+      const info = await this.exited;
+      const leftovers = leftoversOf(said);
+      return leftovers.length ? { ...info, leftovers } : info;
     })();
     return this.stopping;
   }

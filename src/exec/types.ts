@@ -60,6 +60,8 @@ export interface ExitInfo {
   signal: string | null;
   /** Set when the process could not be followed to its end (connection lost). */
   error?: Error;
+  /** From stop(): processes of the launch the group kill missed (another group or session) that had to be ended, `pid name` each. */
+  leftovers?: string[];
 }
 
 export interface StopOptions {

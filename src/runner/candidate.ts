@@ -15,8 +15,11 @@ import { recordNotRun } from './not-run';
 import { smokeTest } from './preflight';
 import { candidateNodes, launchGpuTotal } from '../core/candidates/gpus';
 import { failureOf, launchServer, stopServer, type LaunchResult, type LiveServer } from './server';
+import { gpusFreeBeforeLaunch } from './gpu-env';
 import type { PlaceRefused, Placement, RunTarget } from './target-types';
 import { runScenario } from './trial';
+import { probeLaunch } from './ttft-floor';
+import { reachViaOf, withReachableHost } from './bind-address';
 
 /** Servers up now: when their launch began, what they are for (their GPU time is charged when they stop) and the place they hold. */
 const held = new WeakMap<LiveServer, { t0: number; purpose: GpuPurpose; key: string; placement: Placement | undefined }>();
@@ -39,30 +42,38 @@ export function launchGpus(ctx: RunContext, cand: Candidate): number {
 }
 
 /** Where this launch runs: the run's target, or a place of its own (a Slurm job) that is released when the server stops. */
-async function placeOf(ctx: RunContext, f: PlanFramework, cand: Candidate, purpose: GpuPurpose): Promise<{ target: RunTarget; placement?: Placement } | PlaceRefused> {
+async function placeOf(ctx: RunContext, f: PlanFramework, cand: Candidate, purpose: GpuPurpose, argv: readonly string[]): Promise<{ target: RunTarget; placement?: Placement } | PlaceRefused> {
   if (!ctx.target.place) return { target: ctx.target };
   const nodes = candidateNodes(cand);
-  const shape = { multiNode: ctx.plan.hardware.multiNode === true, ...(nodes !== undefined ? { nodes } : {}), argv: cand.argv };
+  const shape = { multiNode: ctx.plan.hardware.multiNode === true, ...(nodes !== undefined ? { nodes } : {}), argv: [...argv], cli: ctx.cliFacts(f.framework) };
   const placed = await ctx.target.place({ framework: f.framework, candidateId: cand.id, purpose, gpus: launchGpus(ctx, cand), ...shape }, ctx.signal);
   return 'refused' in placed ? placed : { target: placed.target, placement: placed };
 }
 
 export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate, logFile: string, purpose: GpuPurpose = 'search'): Promise<LaunchResult | { ok: false; status: 'skipped'; reason: string }> {
   const ref = { framework: f.framework, candidateId: cand.id };
-  const place = await placeOf(ctx, f, cand, purpose);
+  // Reached over a network (a Slurm node's NodeAddr): an engine that binds loopback by default gets --host 0.0.0.0;
+  // cand.command (rows, lenses, resume) stays the candidate's, the added words are logged (and in a multi-node head's command).
+  const bind = withReachableHost(f.framework, cand.argv, candidateFlagsJson(cand), reachViaOf(ctx.target));
+  if (bind.added.length > 0) ctx.log('info', `${f.framework} ${cand.id}: launched with ${bind.added.join(' ')} added: the runner reaches the server from another host, and ${f.framework} binds loopback by default`);
+  if (bind.unreachable) ctx.log('warn', `${f.framework} ${cand.id}: ${bind.unreachable}`);
+  const place = await placeOf(ctx, f, cand, purpose, bind.argv);
   if ('refused' in place) return place.refused === 'skipped' ? { ok: false, status: 'skipped', reason: `not run: ${place.reason}` } : { ok: false, status: place.refused, reason: place.reason };
+  // A server of this run was stopped on these GPUs: they must be free again, else this launch fails naming the holder (not an `oom` row).
+  const gpusBusy = await gpusFreeBeforeLaunch(place.target, ctx.signal);
+  if (gpusBusy) return { ok: false, status: 'failed', reason: gpusBusy };
   const t0 = performance.now();
   const secrets = serverSecrets(ctx.secrets, f.framework, readsConfigFile(ctx.plan, f.framework, ctx.opts.container !== undefined));
   let keyFile: KeyFile | undefined;
   try {
-    if (secrets.configFlag) keyFile = await writeKeyFile(place.target.executor);
+    if (secrets.configFlag) keyFile = await writeKeyFile(place.target.executor, ctx.dir.path('keys'));
   } catch (e) {
     await place.placement?.release();
     return { ok: false, status: 'failed', reason: (e as Error).message };
   }
   const r = await launchServer(place.target, {
     framework: f.framework,
-    argv: [...cand.argv, ...secrets.extraArgv, ...(keyFile && secrets.configFlag ? [secrets.configFlag, keyFile.file] : [])],
+    argv: [...bind.argv, ...secrets.extraArgv, ...(keyFile && secrets.configFlag ? [secrets.configFlag, keyFile.file] : [])],
     flags: candidateFlagsJson(cand),
     logFile,
     secretEnv: secrets.secretEnv,
@@ -87,6 +98,9 @@ export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate,
     if (place.placement) r.server.executor = place.target.executor;
     if (place.placement?.jobId) r.server.slurmJob = place.placement.jobId;
     held.set(r.server, { t0, purpose, key: `${f.framework} ${cand.id}`, placement: place.placement });
+    // A simulated server's TTFT floor (ttft-floor.ts): probed at idle, before any trial; never on a real engine.
+    const floor = purpose === 'smoke' ? undefined : await probeLaunch(r.server, ctx.speed, ctx.plan.sla?.limits);
+    if (floor) ctx.log('info', `${f.framework} ${cand.id}: ${floor}`);
   } else {
     ctx.chargeGpu(purpose, `${f.framework} ${cand.id}`, (performance.now() - t0) / 1000);
     await place.placement?.release();

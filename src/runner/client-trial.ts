@@ -2,6 +2,7 @@
 import { runBenchmark, type Backend, type BenchProgress, type BenchResult, type HostBenchOptions } from '../client';
 import { shlexJoin } from '../core/candidates/shell';
 import type { FrameworkKey } from '../core/frameworks/types';
+import type { TokenizerLike } from '../core/workload/tokenizer';
 import type { Workload, WorkloadRow } from '../core/workload/types';
 import type { Endpoint } from '../core/plan/types';
 import type { LiveServer } from './server';
@@ -25,6 +26,8 @@ export interface TrialSettings {
   seed: number;
   extraBody: Record<string, unknown>;
   timeoutMs: number;
+  /** Counts output tokens when the server streams no usage (a client in this process only: it does not travel to a host). */
+  tokenizer?: TokenizerLike;
 }
 
 export type TrialOutcome =
@@ -89,7 +92,7 @@ export async function runTrial(
   try {
     result = await runBenchmark(
       workload,
-      { ...trialBenchOptions(server.baseUrl, server.model, s), ...(server.headers ? { headers: { ...server.headers } } : {}) },
+      { ...trialBenchOptions(server.baseUrl, server.model, s), ...(server.headers ? { headers: { ...server.headers } } : {}), ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}) },
       {
         signal: ac.signal,
         onEvent: (e) => {

@@ -11,6 +11,9 @@ import { Slots } from './slots';
 import type { RunTarget } from './target';
 import type { RunEvent, RunOptions } from './types';
 import type { Workloads } from './workloads';
+import type { CliFacts } from '../exec/slurm/multinode';
+import { parseHelp } from '../core/help/parse';
+import { readHelpFile } from '../core/help/snapshots';
 
 /** What a server was up for: the preflight smoke, the search (candidates' trials), or repeats of finalists. */
 export type GpuPurpose = 'smoke' | 'search' | 'repeat';
@@ -24,6 +27,16 @@ export interface GpuTime {
 
 export const WARMUP_FIRST_TRIAL = 3;
 export const WARMUP_LATER = 1;
+
+/** A real server's default wait to come up: first launches of large models (weights, JIT kernels, CUDA graphs) pass 15 minutes; TokenSpeed's own engine start timeout is 1800 s (lightseekorg/tokenspeed cli/_argsplit.py @1e9340c2). */
+export const REAL_HEALTH_TIMEOUT_S = 1800;
+/** The simulator comes up in seconds. */
+export const SIM_HEALTH_TIMEOUT_S = 60;
+
+/** The health wait of a run's servers: --health-timeout, else the target's default. */
+export function healthTimeoutS(opts: Pick<RunOptions, 'healthTimeoutS' | 'target'>): number {
+  return opts.healthTimeoutS ?? (opts.target === 'sim' ? SIM_HEALTH_TIMEOUT_S : REAL_HEALTH_TIMEOUT_S);
+}
 
 export class RunContext {
   manifest!: Manifest;
@@ -43,6 +56,8 @@ export class RunContext {
   /** Launches at once: the target's maxParallel (1 but on slurm). */
   readonly slots: Slots;
   private cancelled = false;
+  /** The captured help texts' option strings, by run-relative file (parsed once per run). */
+  private readonly helpOptions = new Map<string, readonly string[]>();
   readonly healthTimeoutMs: number;
   readonly trialTimeoutMs: number;
   readonly graceMs: number;
@@ -59,7 +74,7 @@ export class RunContext {
   ) {
     this.slots = new Slots(target.maxParallel);
     const sim = opts.target === 'sim';
-    this.healthTimeoutMs = (opts.healthTimeoutS ?? (sim ? 60 : 900)) * 1000;
+    this.healthTimeoutMs = healthTimeoutS(opts) * 1000;
     this.trialTimeoutMs = (opts.trialTimeoutS ?? (sim ? 300 : 3600)) * 1000;
     this.graceMs = opts.stopGraceMs ?? (sim ? 2000 : 10_000);
   }
@@ -102,6 +117,23 @@ export class RunContext {
 
   fwState(fw: FrameworkKey): FrameworkState {
     return this.manifest.frameworks[fw] as FrameworkState;
+  }
+
+  /** What this run's preflight read of a framework's CLI: the captured flag list's options (none without one) and the version. */
+  cliFacts(fw: FrameworkKey): CliFacts {
+    const st = this.manifest.frameworks[fw];
+    const file = st?.help?.file;
+    let options = file ? this.helpOptions.get(file) : undefined;
+    if (file && !options) {
+      try {
+        options = parseHelp(readHelpFile(this.dir.path(file)), { framework: fw, role: 'server' }).optionStrings;
+        this.helpOptions.set(file, options);
+      } catch {
+        options = undefined;
+      }
+    }
+    const version = st?.version?.version;
+    return { ...(options ? { options } : {}), ...(version ? { version } : {}) };
   }
 
   /** Records a server process group while it runs (add) or drops it (a killed runner leaves them for --resume). */

@@ -2,82 +2,13 @@
 import { runBenchmark, type Backend } from '../client';
 import { checkParsedConfig } from '../core/config/check';
 import { loadSnapshotFiles } from '../core/config/snapshot-flags';
-import { shlexSplit } from '../core/candidates/shell';
-import type { FrameworkKey } from '../core/frameworks/types';
 import type { Workload } from '../core/workload/types';
 import type { Executor } from '../exec';
-import type { RunDir } from './artifacts';
 import { skipForUnknown, unknownFlags } from '../core/plan/frameworks';
 import type { PlanFramework, RunPlan } from '../core/plan/types';
 import type { LiveServer } from './server';
 
-/** File names the snapshot discovery recognises (validate --help-dir reads the same folder). */
-const HELP_FILE: Record<FrameworkKey, string> = {
-  sglang: 'sglang_launch_server.txt',
-  vllm: 'vllm_serve_all.txt',
-  tensorrt_llm: 'trtllm_serve.txt',
-  tokenspeed: 'tokenspeed_serve.txt',
-};
-
-const PACKAGE: Record<FrameworkKey, string> = { sglang: 'sglang', vllm: 'vllm', tensorrt_llm: 'tensorrt_llm', tokenspeed: 'tokenspeed' };
-
-export interface HelpCapture {
-  command: string[];
-  /** Run-relative path of the saved text. */
-  file: string | undefined;
-  ok: boolean;
-  detail: string;
-}
-
-export interface VersionCapture {
-  command: string[] | undefined;
-  version: string | undefined;
-}
-
-/** `vllm serve --help=all` (the grouped summary lists no flags), else `<server command> --help`; vLLM before --help=all falls back to --help. */
-export async function captureHelp(ex: Executor, dir: RunDir, fw: FrameworkKey, serverCommand: string, folder = 'help'): Promise<HelpCapture> {
-  const prefix = shlexSplit(serverCommand);
-  const tries = fw === 'vllm' ? [[...prefix, '--help=all'], [...prefix, '--help']] : [[...prefix, '--help']];
-  let last = '';
-  for (const cmd of tries) {
-    try {
-      const r = await ex.run(cmd, { timeoutMs: 120_000 });
-      const text = r.stdout.trim() ? r.stdout : r.stderr;
-      if (r.code === 0 && /--[a-z]/i.test(text)) {
-        const file = dir.writeText(folder ? `${folder}/${HELP_FILE[fw]}` : HELP_FILE[fw], text);
-        return { command: cmd, file: dir.rel(file), ok: true, detail: `${cmd.join(' ')}: ${text.split('\n').length} lines` };
-      }
-      last = `${cmd.join(' ')}: exit ${r.code ?? r.signal}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(-1)[0]}` : ''}`;
-    } catch (e) {
-      last = `${cmd.join(' ')}: ${(e as Error).message}`;
-    }
-  }
-  return { command: tries[0] as string[], file: undefined, ok: false, detail: last };
-}
-
-/** The installed version: the program's --version, else the Python package's __version__. */
-export async function captureVersion(ex: Executor, fw: FrameworkKey, serverCommand: string): Promise<VersionCapture> {
-  const prefix = shlexSplit(serverCommand);
-  const prog = prefix[0] ?? '';
-  const isPython = /(^|\/)python[\d.]*$/.test(prog);
-  const probes: string[][] = [];
-  const pyImport = (py: string) => [py, '-c', `import ${PACKAGE[fw]}; print(${PACKAGE[fw]}.__version__)`];
-  if (isPython) probes.push(pyImport(prog));
-  else probes.push([prog, '--version']);
-  // A python -m launcher: the framework also ships a CLI of its name (the simulator's shims answer there).
-  if (isPython && fw === 'sglang') probes.push(['sglang', '--version']);
-  if (!isPython) probes.push(pyImport('python3'));
-  for (const cmd of probes) {
-    try {
-      const r = await ex.run(cmd, { timeoutMs: 60_000 });
-      const m = r.code === 0 ? /\d+\.\d+(?:\.\d+)?[\w.+-]*/.exec(`${r.stdout}\n${r.stderr}`) : null;
-      if (m) return { command: cmd, version: m[0] };
-    } catch {
-      /* next probe */
-    }
-  }
-  return { command: undefined, version: undefined };
-}
+export { captureHelp, captureVersion, type HelpCapture, type VersionCapture } from './cli-capture';
 
 /** Re-judges a framework's candidates against the captured help (the parsed plan re-checked, not re-read): a flag the CLI lacks skips its candidates. */
 export function recheckAgainstHelp(plan: RunPlan, entry: PlanFramework, helpFile: string): { skipped: number; label: string } {

@@ -44,7 +44,8 @@ export interface Manifest {
   sla: SlaLimits;
   tier: Tier;
   trial_plan: Record<string, unknown>;
-  gpu?: GpuCheck | { status: 'skipped'; detail: string };
+  /** launch_env: the variables every launch got to pin it to the checked GPUs (local/ssh). */
+  gpu?: (GpuCheck & { launch_env?: Record<string, string> }) | { status: 'skipped'; detail: string };
   frameworks: Partial<Record<FrameworkKey, FrameworkState>>;
   resumes: Array<{ at: string; finished_trials: number; moved_aside?: number }>;
   /** Server up-time × GPUs, per purpose and candidate (modelled seconds on the simulator). */

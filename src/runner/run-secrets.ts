@@ -73,17 +73,20 @@ export function runSecrets(plan: PlanSecrets, secretEnv: readonly string[], base
 /**
  * How a framework's server gets the API key, never on its command line where the framework allows it: vLLM from
  * VLLM_API_KEY; SGLang from a `--config` file (0600, written on the host from SERVER_CONFIG_ENV, removed once the
- * server answered) when its flags (a captured --help) list `--config`; otherwise SGLang and TokenSpeed take it only
- * as `--api-key` (visible in the host's process list while the server runs: the run says so); TensorRT-LLM's
- * trtllm-serve has no key option, so its server runs without one.
+ * server answered) when its flags (a captured --help) list `--config`; otherwise SGLang takes it only as `--api-key`
+ * (visible in the host's process list while the server runs: the run says so). TensorRT-LLM's trtllm-serve has no key
+ * option; TokenSpeed's `ts serve` routes `--api-key` to its engine (the flag is in the engine's ServerArgs, and
+ * cli/_argsplit.py sends every such flag to the engine only, lightseekorg/tokenspeed @1e9340c2), while the smg gateway
+ * that serves HTTP gets no key: a key on its command line would be exposed and protect nothing. Both run without one.
  */
-export type KeyDelivery = { kind: 'env'; name: string } | { kind: 'file'; flag: string } | { kind: 'argv'; flag: string } | { kind: 'none' };
+export type KeyDelivery = { kind: 'env'; name: string } | { kind: 'file'; flag: string } | { kind: 'argv'; flag: string } | { kind: 'none'; why: string };
 
 export function keyDelivery(fw: FrameworkKey, readsConfigFile: boolean): KeyDelivery {
   if (fw === 'vllm') return { kind: 'env', name: VLLM_API_KEY_ENV };
   if (fw === 'sglang' && readsConfigFile) return { kind: 'file', flag: '--config' };
-  if (fw === 'sglang' || fw === 'tokenspeed') return { kind: 'argv', flag: '--api-key' };
-  return { kind: 'none' };
+  if (fw === 'sglang') return { kind: 'argv', flag: '--api-key' };
+  if (fw === 'tokenspeed') return { kind: 'none', why: 'ts serve gives --api-key to its engine, not to the gateway that serves HTTP' };
+  return { kind: 'none', why: 'no key option' };
 }
 
 /** What one server's launch adds for the run's secrets: its secret variables, the argv words after the candidate's command, and a key file to write first. */
@@ -114,7 +117,7 @@ export function secretsLines(s: RunSecrets, target: string, frameworks: Readonly
       const name = frameworkSpec(framework).displayName;
       if (d.kind === 'env') return `${name} as ${d.name}`;
       if (d.kind === 'file') return `${name} in a private ${d.flag} file`;
-      return d.kind === 'argv' ? `${name} as ${d.flag} (its command line: visible in the host's process list)` : `${name} without a key (no key option)`;
+      return d.kind === 'argv' ? `${name} as ${d.flag} (its command line: visible in the host's process list)` : `${name} without a key (${d.why})`;
     });
     parts.push(`${s.apiKey.name} as the servers' API key (${how.join('; ')}) and the client's Authorization: Bearer`);
   }

@@ -13,6 +13,7 @@ import { writeGridPredictions } from './predictions';
 import { resolveStrategy, type SearchStrategyRecord } from '../core/plan/strategy';
 import { Ledger, reapLeftovers } from './ledger';
 import { checkGpus, type GpuCheck } from './preflight';
+import { gpuIdsOf, gpuLaunchEnv, hostVisibleDevices } from './gpu-ids';
 import { capturedVersions, initialManifest, type Manifest } from './run-manifest';
 import { simGpuLabel } from './row-builder';
 import { writeSummary } from './summary';
@@ -116,11 +117,10 @@ function watchJobs(ctx: RunContext): void {
   });
 }
 
-function requestedGpus(ctx: RunContext): number[] {
-  if (ctx.opts.gpus?.length) return [...ctx.opts.gpus];
-  const env = (ctx.opts.baseEnv ?? process.env).CUDA_VISIBLE_DEVICES;
-  if (env && /^\d+(,\d+)*$/.test(env.trim())) return env.trim().split(',').map(Number);
-  return Array.from({ length: ctx.plan.hardware.gpuCount ?? 1 }, (_, i) => i);
+/** --gpus, else the target host's own CUDA_VISIBLE_DEVICES (read through the executor: on ssh it is the host's, not ours). */
+async function requestedGpus(ctx: RunContext): Promise<number[]> {
+  const visible = ctx.opts.gpus?.length ? undefined : await hostVisibleDevices(ctx.target.executor);
+  return gpuIdsOf(ctx.opts.gpus, visible, ctx.plan.hardware.gpuCount ?? 1);
 }
 
 async function gpuPreflight(ctx: RunContext): Promise<GpuCheck | undefined> {
@@ -128,11 +128,14 @@ async function gpuPreflight(ctx: RunContext): Promise<GpuCheck | undefined> {
     ctx.manifest.gpu = { status: 'skipped', detail: ctx.target.simulated ? 'simulated target: no GPU is used' : 'slurm: each job is given its GPUs by the scheduler (GRES), no other job shares them' };
     return undefined;
   }
-  const requested = requestedGpus(ctx);
+  const requested = await requestedGpus(ctx);
   ctx.rowCtx.visibleDevices = requested.join(',');
+  // Every launch is pinned to them (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER=PCI_BUS_ID): recorded in the manifest's gpu.
+  ctx.target.gpus = requested;
   ctx.emit({ type: 'preflight', framework: null, step: 'gpu', status: 'start', detail: `GPU ${requested.join(', ')}` });
   const g = await checkGpus(ctx.target.executor, requested);
-  ctx.manifest.gpu = g;
+  ctx.manifest.gpu = { ...g, launch_env: gpuLaunchEnv(requested) };
+  ctx.target.gpusWatched = g.status !== 'unavailable';
   // Provenance: the GPU nvidia-smi saw, over the plan's claim (which stays the fallback, flagged in the report).
   const seen = g.gpus.find((x) => x.index === requested[0]);
   if (seen) ctx.rowCtx.gpuSeen = { name: seen.name, memoryMiB: seen.memoryTotalMiB, driver: seen.driver };

@@ -1,6 +1,7 @@
 // One candidate server's life: launch the exact command, wait for GET /v1/models with a timeout, classify a failure from its log, tear down.
 import type { FrameworkKey } from '../core/frameworks/types';
 import { sleep, type Executor, type ExitInfo, type PortForward, type ServerProcess } from '../exec';
+import { appendFileSync } from 'node:fs';
 import { classifyFailure, type FailureStatus } from './classify';
 import { CLIENT_HEADERS_ENV } from './run-secrets';
 import type { RunTarget } from './target';
@@ -26,6 +27,22 @@ export interface LiveServer {
   executor?: Executor;
   /** Headers every request to it carries (the API key as Authorization: Bearer); secret values: never in a file or an argv. */
   headers?: Readonly<Record<string, string>>;
+  /** Its log file (stop() notes there what the group kill missed). */
+  logFile?: string;
+  /** The least time between TERM and KILL its engine needs (graceOf). */
+  minGraceMs?: number;
+}
+
+/**
+ * TensorRT-LLM's graceful shutdown ends its MPI workers (started through orted, in process groups of their own) and
+ * can take longer than the run's grace: a KILL in the middle leaves workers holding GPU memory (ai-dynamo/dynamo PR
+ * #7122). Its servers get at least this long on a real target.
+ */
+export const TRTLLM_MIN_GRACE_MS = 30_000;
+
+/** The grace a server of `fw` gets: the run's, raised to TRTLLM_MIN_GRACE_MS for a real TensorRT-LLM. */
+export function graceOf(fw: FrameworkKey, simulated: boolean, graceMs: number): number {
+  return fw === 'tensorrt_llm' && !simulated ? Math.max(graceMs, TRTLLM_MIN_GRACE_MS) : graceMs;
 }
 
 export interface Transport {
@@ -98,6 +115,29 @@ export interface LaunchOptions {
   onState?: (state: 'launching' | 'waiting' | 'ready', info: { pid?: number; port?: number }) => void;
 }
 
+/** Executors a server was stopped on: before the next launch there, its GPUs are checked free again. */
+const stoppedOn = new WeakSet<Executor>();
+const executorOf = new WeakMap<ServerProcess, Executor>();
+
+/** A server of this run was stopped on this executor (its GPUs are checked free before the next launch: gpu-env.ts). */
+export function stoppedHere(ex: Executor): boolean {
+  return stoppedOn.has(ex);
+}
+
+/** Stops a server; what its group kill missed (workers in a group or session of their own) is noted in its log. */
+async function stopProc(proc: ServerProcess, graceMs: number, logFile: string | undefined): Promise<void> {
+  const info = await proc.stop({ graceMs });
+  const ex = executorOf.get(proc);
+  if (ex) stoppedOn.add(ex);
+  if (info.leftovers?.length && logFile) {
+    try {
+      appendFileSync(logFile, `autobench: teardown: ${info.leftovers.length} process(es) of the server outside its process group had to be ended: ${info.leftovers.join(', ')}\n`);
+    } catch {
+      /* the log's folder is gone: nothing to note in */
+    }
+  }
+}
+
 const TAIL_IN_REASON = 4;
 
 /** The last lines of a server's log, for a failure reason a person can act on. */
@@ -148,12 +188,34 @@ async function modelsOnce(baseUrl: string, headers?: Readonly<Record<string, str
 }
 
 /**
+ * The route that says an engine is ready to serve, beyond listing its model. SGLang's /v1/models answers during its
+ * own warm-up while /health says 503 until it is done (sgl-project/sglang http_server.py @0025436e); TokenSpeed's
+ * gateway lists models before a worker registered, its /readiness answers 503 until a healthy worker is there
+ * (lightseekorg/smg server.rs @0061eead). vLLM and TensorRT-LLM open their API only once the engine is built.
+ */
+const READY_ROUTE: Partial<Record<FrameworkKey, string>> = { sglang: '/health', tokenspeed: '/readiness' };
+
+/** The engine's own readiness route answers 200 (or it has none: 404/405, an older version). */
+async function readyRouteOk(baseUrl: string, fw: FrameworkKey, headers?: Readonly<Record<string, string>>): Promise<boolean> {
+  const route = READY_ROUTE[fw];
+  if (!route) return true;
+  try {
+    const r = await fetch(`${baseUrl}${route}`, { signal: AbortSignal.timeout(5000), ...(headers ? { headers } : {}) });
+    await r.body?.cancel();
+    return r.ok || r.status === 404 || r.status === 405;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Starts the command (its argv joins to exactly the candidate's command string), then polls
  * GET /v1/models until it answers, the process exits, the timeout passes or the run is cancelled.
  * On any failure the process group is already stopped when this returns.
  */
 export async function launchServer(target: RunTarget, o: LaunchOptions): Promise<LaunchResult> {
   const { port, env } = await target.prepareLaunch(o.framework, o.flags);
+  const grace = graceOf(o.framework, target.simulated, o.stopGraceMs);
   o.onState?.('launching', { port });
   let proc: ServerProcess;
   try {
@@ -161,13 +223,14 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
   } catch (e) {
     return { ok: false, status: 'failed', reason: `could not start the server: ${(e as Error).message}` };
   }
+  executorOf.set(proc, target.executor);
   let exit: ExitInfo | undefined;
   proc.onExit((info) => (exit = info));
   let forward: PortForward;
   try {
     forward = await target.executor.forward(port);
   } catch (e) {
-    await proc.stop({ graceMs: o.stopGraceMs });
+    await stopProc(proc, grace, o.logFile);
     return { ok: false, status: 'failed', reason: `could not forward port ${port}: ${(e as Error).message}`, pid: proc.pid };
   }
   const baseUrl = `http://${forward.localHost}:${forward.localPort}`;
@@ -175,7 +238,7 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
   const deadline = performance.now() + o.healthTimeoutMs;
   let wait = 100;
   const fail = async (r: LaunchResult): Promise<LaunchResult> => {
-    await proc.stop({ graceMs: o.stopGraceMs });
+    await stopProc(proc, grace, o.logFile);
     await forward.close().catch(() => undefined);
     return r;
   };
@@ -188,9 +251,10 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
     }
     const r = await modelsOnce(baseUrl, o.headers);
     if (r.status === 401 || r.status === 403) return fail({ ok: false, status: 'failed', reason: authText(r.status, o.headers), pid: proc.pid });
-    if (r.ok) {
+    // Ready: a model is listed (a gateway lists none before its worker registered) and the engine's own route agrees.
+    if (r.ok && r.model !== undefined && (await readyRouteOk(baseUrl, o.framework, o.headers))) {
       o.onState?.('ready', { pid: proc.pid, port });
-      const server: LiveServer = { proc, port, forward, baseUrl, model: r.model, exit, simulated: r.simulated === true, ...(o.headers && Object.keys(o.headers).length ? { headers: o.headers } : {}) };
+      const server: LiveServer = { proc, port, forward, baseUrl, model: r.model, exit, simulated: r.simulated === true, logFile: o.logFile, ...(grace > o.stopGraceMs ? { minGraceMs: grace } : {}), ...(o.headers && Object.keys(o.headers).length ? { headers: o.headers } : {}) };
       proc.onExit((info) => (server.exit = info));
       if (target.executor.target.startsWith('ssh:')) {
         try {
@@ -210,6 +274,6 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
 }
 
 export async function stopServer(s: LiveServer, graceMs: number): Promise<void> {
-  await s.proc.stop({ graceMs });
+  await stopProc(s.proc, Math.max(graceMs, s.minGraceMs ?? 0), s.logFile);
   await s.forward.close().catch(() => undefined);
 }

@@ -91,7 +91,7 @@ class SlurmTarget implements RunTarget {
     const p = this.s.partition;
     const split = splitOverNodes({ gpus: req.gpus, nodeGpus: p.gpusPerNode, partitionNodes: p.nodes, multiNode: req.multiNode === true, ...(req.nodes !== undefined ? { nodes: req.nodes } : {}) }, this.s.slurm.gres);
     if ('refused' in split) return { refused: 'skipped', reason: `${split.refused.replace('the partition', `partition ${p.name}`)}` };
-    const unsupported = split.nodes > 1 ? multiNodeUnsupported(req.framework, req.argv ?? []) : undefined;
+    const unsupported = split.nodes > 1 ? multiNodeUnsupported(req.framework, req.argv ?? [], req.cli) : undefined;
     if (unsupported) return { refused: 'skipped', reason: `needs ${split.nodes} nodes of ${split.gpusPerNode} GPUs; ${unsupported}` };
     const submitted = await this.submit(req, split);
     if ('refused' in submitted) return submitted;

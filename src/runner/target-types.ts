@@ -1,6 +1,7 @@
 // What a run target is to the runner: an executor, its host, how a launch gets its port and variables, and for schedulers a place per launch.
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { Executor } from '../exec';
+import type { CliFacts } from '../exec/slurm/multinode';
 
 export interface SimSettings {
   speed: number;
@@ -22,6 +23,10 @@ export interface RunTarget {
   prepareLaunch(fw: FrameworkKey, flags: Record<string, unknown>): Promise<{ port: number; env: Record<string, string> }>;
   /** Candidates measured at once: 1, but on a scheduler that gives each its own GPUs (slurm). */
   maxParallel: number;
+  /** local/ssh: the GPU ids every launch is pinned to (CUDA_VISIBLE_DEVICES), set by the run's GPU preflight (runner/gpu-env.ts). */
+  gpus?: number[];
+  /** The preflight's nvidia-smi worked there: the GPUs are checked free again before each launch after a stop. */
+  gpusWatched?: boolean;
   /** slurm: the partition jobs go to. */
   partition?: string;
   /** Where one launch runs when it is not this target itself (slurm: a job of its own); absent: here. */
@@ -46,6 +51,8 @@ export interface PlaceRequest {
   nodes?: number;
   /** The candidate's command: on several nodes its start becomes the framework's multi-node launch. */
   argv?: readonly string[];
+  /** What preflight read of the framework's CLI (flag list, version): whether it can span nodes at all. */
+  cli?: CliFacts;
 }
 
 /** A place to launch one server (a Slurm job): a target of its own for that launch, released when the server stops. */

@@ -3,6 +3,7 @@ import type { PlanSlurm } from '../core/plan/slurm';
 import { ContainerExecutor, LocalExecutor, openExecutor, parseTarget, processEnvSecrets, type Executor, type SecretSource } from '../exec';
 import { simGpuFor } from '../sim/profiles';
 import { freePort, portFlag, simLaunchEnv, simSettingsOf, simShimEnv, DEFAULT_PORTS, LAUNCH_ENV } from './launch-env';
+import { gpuLaunchEnv } from './gpu-ids';
 import { openSlurmTarget } from './slurm-target';
 import type { RunTarget } from './target-types';
 import type { RunOptions } from './types';
@@ -45,7 +46,7 @@ export async function openTarget(opts: RunOptions, secrets: SecretSource, gpuMod
       ...(opts.container ? { container: opts.container } : {}),
     });
   }
-  return {
+  const target: RunTarget = {
     executor,
     kind: spec.kind,
     simulated: false,
@@ -53,10 +54,11 @@ export async function openTarget(opts: RunOptions, secrets: SecretSource, gpuMod
     host: spec.kind === 'ssh' ? spec.host : 'localhost',
     maxParallel: 1,
     prepareLaunch(fw, flags) {
-      return Promise.resolve({ port: portFlag(flags) ?? DEFAULT_PORTS[fw], env: { ...LAUNCH_ENV[fw] } });
+      return Promise.resolve({ port: portFlag(flags) ?? DEFAULT_PORTS[fw], env: { ...LAUNCH_ENV[fw], ...gpuLaunchEnv(target.gpus ?? []) } });
     },
     close: () => executor.close(),
   };
+  return target;
 }
 
 export const DEFAULT_SECRET_NAMES = ['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN', 'HUGGINGFACE_HUB_TOKEN', 'HF_API_TOKEN'];

@@ -3,6 +3,8 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { BenchResult } from '../client';
 import type { RequestRecord } from '../client/record';
 import type { SlaCheck } from '../core/results/sla';
+import { isEngineErrorLine } from '../core/frameworks/log-errors';
+import type { FrameworkKey } from '../core/frameworks/types';
 import { HOST_BOUND_MARK } from '../sim/options';
 
 /** Fewer measured requests than this: the pace is not judged (one or two requests say nothing about a rate). */
@@ -35,8 +37,6 @@ export function paceOf(records: readonly RequestRecord[], finiteRate: boolean, s
   return { offered: offered === null ? null : offered / speed, kept: kept === null ? null : kept / speed };
 }
 
-/** Lines a server log grew by during a trial that say the server itself hit an error. */
-const LOG_ERROR = /Traceback \(most recent call last\)|\bCUDA error\b|\bout of memory\b|\bRuntimeError\b|\bERROR\b/;
 
 /** The size of a log now (where a trial starts reading it afterwards). */
 export function logSize(file: string): number {
@@ -51,12 +51,42 @@ export function logSize(file: string): number {
 export interface LogNotes {
   errors: string[];
   hostBound: string[];
+  /** vLLM: the engine said it could not reset its prefix cache (its /reset_prefix_cache answers 200 regardless). */
+  flushRefused?: string;
 }
 
-/** The error lines and host-bound notes the log gained since `from`. */
-export function logNotesSince(file: string, from: number): LogNotes {
+/**
+ * vLLM's POST /reset_prefix_cache always answers 200 ("we currently do not check if the prefix cache is successfully
+ * reset in the API server": vllm-project/vllm vllm/entrypoints/serve/cache/api_router.py @09cb327f); the engine logs
+ * whether it did (v1/core/block_pool.py @002f3491: "Failed to reset prefix cache because some blocks (%d) are not freed
+ * yet" / "Successfully reset prefix cache"). The refusal line, when the last word of the log on it is a refusal.
+ */
+export function prefixResetRefusal(lines: readonly string[]): string | undefined {
+  let refused: string | undefined;
+  for (const l of lines) {
+    if (/Failed to reset prefix cache/.test(l)) refused = l.trim();
+    else if (/Successfully reset prefix cache/.test(l)) refused = undefined;
+  }
+  return refused;
+}
+
+/** The error lines (judged as `fw` prints them) and host-bound notes the log gained since `from`. */
+export function logNotesSince(file: string, from: number, fw?: FrameworkKey): LogNotes {
   const lines = logLinesSince(file, from);
-  return { errors: lines.filter((l) => LOG_ERROR.test(l)), hostBound: lines.filter((l) => l.includes(HOST_BOUND_MARK)) };
+  const refused = fw === 'vllm' ? prefixResetRefusal(lines) : undefined;
+  return { errors: lines.filter((l) => isEngineErrorLine(l, fw)), hostBound: lines.filter((l) => l.includes(HOST_BOUND_MARK)), ...(refused ? { flushRefused: refused } : {}) };
+}
+
+/**
+ * A flush the route called ok but the engine logged as refused is no flush: the result says so (its row's
+ * cache_policy becomes fresh-prompts, which the trial's never-sent prompts make true). Returns `log` as given.
+ */
+export function settleFlush(result: BenchResult, log: LogNotes): LogNotes {
+  if (log.flushRefused && result.flushCache === 'ok') {
+    result.flushCache = `not flushed: the engine logged "${log.flushRefused.slice(0, 160)}"`;
+    result.notes.push(`cache flush: the route answered 200 but the engine refused the reset; the trial relies on prompts never sent before`);
+  }
+  return log;
 }
 
 /** Lines the log gained since `from` (at most 64 KiB read). */

@@ -14,8 +14,9 @@ import { MAX_LENGTHEN, steadyRequests } from '../core/plan/bench';
 import { belowFloor, searchAbove, searchAround, searchBeyond } from '../predict/race';
 import { bracketOf, describeSearch, newSearch, nextRate, recordRound, type RateSearchConfig, type RateSearchEnd } from './rate-search';
 import { judge, measuredRow, metricsBlock, placedRowContext } from './row-builder';
-import { inversionOf, logNotesSince, logSize, paceOf, validityOf, type RoundPoint, type Validity } from './trial-checks';
+import { inversionOf, logNotesSince, logSize, paceOf, settleFlush, validityOf, type RoundPoint, type Validity } from './trial-checks';
 import { failureOf, type LiveServer } from './server';
+import { floorOf, removedOf, withFloorProbe } from './ttft-floor';
 import type { TrialRef } from './types';
 import type { Workload } from '../core/workload';
 
@@ -166,8 +167,9 @@ async function classify(ctx: RunContext, s: ScenarioRun, outcome: Exclude<TrialO
 }
 
 /** The plan's SLA on a result (latencies, success rate, and with `pace` the pace) before the validity gates. */
-function slaOf(ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = true): SlaVerdict {
-  const metrics = { ...metricsBlock(r.metrics, ctx.speed) };
+/** `ttftRemovedMs`: the server's TTFT floor (ttft-floor.ts), so every verdict reads the figures its row will. */
+function slaOf(ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = true, ttftRemovedMs = 0): SlaVerdict {
+  const metrics = { ...metricsBlock(r.metrics, ctx.speed, ttftRemovedMs) };
   if (pace) {
     const p = paceOf(r.records, finiteRate, ctx.speed);
     Object.assign(metrics, { offered_request_rate: p.offered, completion_request_rate: p.kept });
@@ -175,7 +177,7 @@ function slaOf(ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = true
   return judge({ framework: 'x', status: 'ok', metrics }, ctx.plan.sla);
 }
 
-const passesSla = (ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = true): boolean => slaOf(ctx, r, finiteRate, pace).passed;
+const passesSla = (ctx: RunContext, r: BenchResult, finiteRate: boolean, pace = true, ttftRemovedMs = 0): boolean => slaOf(ctx, r, finiteRate, pace, ttftRemovedMs).passed;
 
 /** The prompt set warm-ups draw from: never a measured trial's. */
 const WARMUP_PROMPT_SET = 999_999;
@@ -228,6 +230,8 @@ function settingsOf(ctx: RunContext, s: ScenarioRun, rate: number | 'inf', concu
   const settings: TrialSettings = { backend: backendFor(s.f.framework, b.endpoint), wallRate: rate === 'inf' ? Infinity : rate * ctx.speed, concurrency, warmupRequests: warmup, seed: b.seed, extraBody: b.extraBody, timeoutMs: ctx.trialTimeoutMs };
   const warmupRow = ctx.workloads.for(s.sc, WARMUP_PROMPT_SET).rows[0];
   if (warmupRow) settings.warmupRow = warmupRow;
+  // Output tokens counted with the run's tokenizer when a server streams no usage (some smg gateway versions).
+  settings.tokenizer = ctx.workloads.tokenizer;
   return settings;
 }
 
@@ -270,16 +274,17 @@ async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settin
   const needsKey = [s.f.framework, s.cand.id, s.sc.name].join('\u0000');
   let factor = startFactor(ctx, needsKey, settings.wallRate);
   let workload = ctx.workloads.for(s.sc, set, factor);
+  // On a simulated server the TTFT floor is probed beside the trial, under its load (ttft-floor.ts).
   const once = () =>
-    runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settings, {
+    withFloorProbe(s.server, speed, ctx.plan.sla?.limits, () => runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settings, {
       signal: ctx.signal,
       onConnectionLost: (fn) => (s.server.executor ?? ctx.target.executor).onConnectionLost((e) => fn(e.message)),
       onProgress: (p: BenchProgress) =>
         ctx.emit({ type: 'trial-progress', ...ref, total: p.total, completed: p.completed, failed: p.failed, inFlight: p.inFlight, elapsedS: p.elapsedS, requestsPerS: p.requestsPerS / speed, outputTokensPerS: p.outputTokensPerS / speed, ttftMsP50: t(p.ttftMsP50), tpotMsP50: t(p.tpotMsP50) }),
-    });
+    }));
   // Only a trial whose latencies meet the SLA says what this scenario needs (a saturated one's E2E is its queue).
   const remember = (o: TrialOutcome) => {
-    if (o.kind === 'done' && passesSla(ctx, o.result, true, false)) ctx.trialNeeds.set(needsKey, needsOf(o.result));
+    if (o.kind === 'done' && passesSla(ctx, o.result, true, false, removedOf(s.server))) ctx.trialNeeds.set(needsKey, needsOf(o.result));
   };
   let outcome = await once();
   remember(outcome);
@@ -287,7 +292,7 @@ async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settin
   // A short trial whose latencies already miss the SLA would only miss it by more when longer (queues grow): that
   // verdict stands. Its pace is another matter: over a few dozen requests the completions' span is mostly the spread
   // of their latencies, so a short trial that misses only on pace is lengthened too.
-  while (outcome.kind === 'done' && ref.rate !== 'inf' && outcome.result.metrics.steady.tooShort && passesSla(ctx, outcome.result, true, false)) {
+  while (outcome.kind === 'done' && ref.rate !== 'inf' && outcome.result.metrics.steady.tooShort && passesSla(ctx, outcome.result, true, false, removedOf(s.server))) {
     const next = lengthenFactor(outcome.result, settings.wallRate, ctx.plan.bench.numPrompts, factor);
     if (next === undefined) break;
     ctx.log('info', `${s.f.framework} ${s.cand.id} ${s.sc.name} @ ${ref.rate} req/s: too short (${outcome.result.metrics.steady.tooShort}); measuring again with ${next * ctx.plan.bench.numPrompts} prompts`);
@@ -311,9 +316,9 @@ async function attempts(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings
     const run = await lengthened(ctx, s, ref, settings, promptSetOf(ctx, ref) + n * REMEASURE_SET_STRIDE);
     if (run === 'cancelled') return run;
     const result = 'result' in run.outcome ? run.outcome.result : undefined;
-    const validity = result ? validityOf(result, logNotesSince(s.logFile, logStart), ref.rate !== 'inf' && passesSla(ctx, result, true)) : undefined;
+    const validity = result ? validityOf(result, settleFlush(result, logNotesSince(s.logFile, logStart, s.f.framework)), ref.rate !== 'inf' && passesSla(ctx, result, true, true, removedOf(s.server))) : undefined;
     // An inverted latency is said once the validity gates pass; the last attempt stands as measured, inverted or not.
-    const suspect = validity?.environmental ? validity.reasons.join('; ') : validity?.valid && result && typeof ref.rate === 'number' ? inversionOf(slaOf(ctx, result, true).checks, ref.rate, rounds) : undefined;
+    const suspect = validity?.environmental ? validity.reasons.join('; ') : validity?.valid && result && typeof ref.rate === 'number' ? inversionOf(slaOf(ctx, result, true, true, removedOf(s.server)).checks, ref.rate, rounds) : undefined;
     if (suspect && n < MAX_REMEASURE && !ctx.aborted) {
       discarded.push(suspect);
       ctx.log('warn', `${s.f.framework} ${s.cand.id} ${s.sc.name} @ ${ref.rate} req/s: not a measurement of the server (${suspect}); measuring again`);
@@ -368,6 +373,7 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     backend: settings.backend,
     numPrompts: workload.rows.length,
     simulatedServer: s.server.simulated,
+    ...(floorOf(s.server) ? { ttftFloor: floorOf(s.server) } : {}),
     // The idle forward's figures describe a measurement only when it went through the forward.
     ...(s.server.transport && placed.placement === 'forward' ? { transport: s.server.transport } : {}),
     clientPlacement: placed,

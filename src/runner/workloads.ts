@@ -17,7 +17,8 @@ export class Workloads {
 
   constructor(
     private readonly plan: RunPlan,
-    private readonly tokenizer: TokenizerLike,
+    /** The run's tokenizer: prompts are built with it, and output tokens counted with it where a server reports no usage. */
+    readonly tokenizer: TokenizerLike,
     /** Where the tokenizer came from, in words (the manifest records it). */
     readonly note: string,
     /** The `--tokenizer` value that loads it again (a benchmark command's). */

@@ -95,7 +95,8 @@ describe('LocalExecutor', () => {
       const ex = new LocalExecutor({ secrets: (n) => (n === 'HF_TOKEN' ? TOKEN : undefined) });
       const w = lineWaiter(/^up$/);
       const server = await ex.start({
-        argv: ['sh', '-c', 'echo "token is $HF_TOKEN"; echo "plain is $PLAIN"; echo up; exec sleep 1000'],
+        // No exec: /proc/PID/environ can read empty while the process is replacing itself (a CI flake).
+        argv: ['sh', '-c', 'echo "token is $HF_TOKEN"; echo "plain is $PLAIN"; echo up; sleep 1000; :'],
         env: { PLAIN: 'visible' },
         secretEnv: ['HF_TOKEN', 'NOT_SET_ANYWHERE'],
         logFile,

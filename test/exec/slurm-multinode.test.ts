@@ -10,6 +10,10 @@ import type { LocalExecutor } from '../../src/exec/local';
 import type { ServerProcess, StartSpec } from '../../src/exec/types';
 import { shlexJoin } from '../../src/core/candidates/shell';
 import type { FrameworkKey } from '../../src/core/frameworks/types';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseHelp } from '../../src/core/help/parse';
+import { HELP } from '../support/fixtures';
 
 const HOSTILE = ['python', '-m', 'sglang.launch_server', '--model-path', "it's a $(touch /tmp/pwned) `x` model", '--served-model-name', 'a b;c|d&e', '--chat-template', '"$HOME"\\n*'];
 
@@ -98,9 +102,13 @@ describe('the multi-node launch script (run by sh)', () => {
     assert.deepEqual(execOf(script, 1), [...HOSTILE, '--nnodes', '2', '--node-rank', '1', '--dist-init-addr', '10.0.0.7:29500']);
     assert.ok(!existsSync('/tmp/pwned'), 'no command substitution ran');
   });
-  test('TokenSpeed: the same flags as SGLang', () => {
+  test('TokenSpeed: the same flags as SGLang on every rank, never --headless (its serve runs the engine alone on ranks > 0; --headless is the external-frontend mode)', () => {
     const argv = ['tokenspeed', 'serve', '--model', 'm x'];
-    assert.deepEqual(execOf(multiNodeScript(spec('tokenspeed'), argv), 1), [...argv, '--nnodes', '2', '--node-rank', '1', '--dist-init-addr', '10.0.0.7:29500']);
+    const script = multiNodeScript(spec('tokenspeed'), argv);
+    assert.deepEqual(execOf(script, 0), [...argv, '--nnodes', '2', '--node-rank', '0', '--dist-init-addr', '10.0.0.7:29500']);
+    assert.deepEqual(execOf(script, 1), [...argv, '--nnodes', '2', '--node-rank', '1', '--dist-init-addr', '10.0.0.7:29500']);
+    // A candidate's own --headless is the launch's to decide: the head never gets it.
+    assert.deepEqual(execOf(multiNodeScript(spec('tokenspeed'), [...argv, '--headless']), 0), [...argv, '--nnodes', '2', '--node-rank', '0', '--dist-init-addr', '10.0.0.7:29500']);
   });
   test('vLLM: --master-addr/--master-port; ranks > 0 --headless; the head is not headless', () => {
     const argv = ['vllm', 'serve', "Qwen/it's", '--tensor-parallel-size', '2', '--pipeline-parallel-size', '2'];
@@ -160,5 +168,20 @@ describe('TensorRT-LLM across nodes: the server step as srun runs it', () => {
     const r = spawnSync('sh', ['-c', `printf '%s\\n' ${line}`], { encoding: 'utf8' });
     assert.deepEqual(r.stdout.split('\n').slice(0, -1), head);
     assert.ok(!existsSync('/tmp/pwned'), 'no command substitution ran');
+  });
+});
+
+describe('audit #6: a multi-node vLLM launch needs the --nnodes of vLLM >= 0.11.2', () => {
+  const optionsOf = (version: string): string[] => parseHelp(readFileSync(path.join(HELP, 'vllm', version, 'vllm_serve_all.txt'), 'utf8'), { framework: 'vllm', role: 'server' }).optionStrings;
+  const argv = ['vllm', 'serve', 'm', '--tensor-parallel-size', '8'];
+  test('the captured help decides: 0.11.0 lacks --nnodes (skipped with the reason), 0.11.2 has it', () => {
+    assert.equal(multiNodeUnsupported('vllm', argv, { options: optionsOf('v0.11.0'), version: '0.11.0' }), 'vLLM 0.11.0 has no --nnodes (multi-node needs vLLM ≥ 0.11.2)');
+    assert.equal(multiNodeUnsupported('vllm', argv, { options: optionsOf('v0.11.2'), version: '0.11.2' }), undefined);
+  });
+  test('no flag list: the captured version decides; nothing captured: the launch is tried', () => {
+    assert.match(multiNodeUnsupported('vllm', argv, { version: '0.10.2' }) ?? '', /^vLLM 0\.10\.2 has no --nnodes/);
+    assert.equal(multiNodeUnsupported('vllm', argv, { version: '0.12.0' }), undefined);
+    assert.equal(multiNodeUnsupported('vllm', argv, {}), undefined);
+    assert.equal(multiNodeUnsupported('sglang', argv, { version: '0.10.2' }), undefined, 'other frameworks are not judged by vLLM versions');
   });
 });

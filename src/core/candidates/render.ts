@@ -10,6 +10,8 @@ export interface RenderOptions {
   model: string | undefined;
   /** vllm, tensorrt_llm and tokenspeed take the model as a positional argument; sglang does not. */
   positionalModel: boolean;
+  /** When the model is not positional: the option that carries it (`--model`); the caller leaves it out when the flags name the model. */
+  modelFlag?: string;
   /** `dash`: `tp_size` -> `--tp-size`; `verbatim`: TensorRT-LLM's click names as written. */
   flagStyle: 'dash' | 'verbatim';
   flags: FlagMap;
@@ -32,6 +34,7 @@ export function optionName(key: string, flagStyle: 'dash' | 'verbatim'): string 
 export function renderArgv(opts: RenderOptions): string[] {
   const argv = shlexSplit(opts.serverCommand);
   if (opts.positionalModel && opts.model !== undefined) argv.push(opts.model);
+  else if (opts.modelFlag && opts.model !== undefined) argv.push(opts.modelFlag, opts.model);
   for (const [key, value] of opts.flags) {
     if (value === null) continue;
     if (value === true) {

@@ -58,6 +58,7 @@ export function listCandidates(section: FrameworkSection, model: PlaybookModel):
       serverCommand: section.serverCommand,
       model: model.modelName,
       positionalModel: spec.positionalModel,
+      ...(spec.modelFlag && !spec.modelKeys.some((k) => c.flags.has(k)) ? { modelFlag: spec.modelFlag } : {}),
       flagStyle: spec.flagStyle,
       flags: c.flags,
       disableForm,

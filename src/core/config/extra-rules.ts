@@ -9,6 +9,7 @@ import { appendEntryEdit, removeEntryEdit } from './edits';
 import type { Fix } from './finding';
 import { isPyInt, isPyMap, pyEqual, pyRepr, pyStr, type PyMap, type PyValue } from '../py/value';
 import type { DocNode, YamlPath } from './yaml-doc';
+import { checkRequestBody } from './request-fields';
 
 const norm = (k: string) => k.replace(/-/g, '_');
 
@@ -64,6 +65,7 @@ export function runExtraRules(sink: FindingSink, root: PyValue | undefined, mode
     checkValues(sink, sec, at);
   }
   for (const plan of plans) checkBudget(sink, plan, model);
+  checkRequestBody(sink, root, model);
   checkSecrets(sink, sink.root, []);
 }
 

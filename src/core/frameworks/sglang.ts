@@ -119,6 +119,8 @@ export const SGLANG: FrameworkSpec = {
   memoryKnobs: ['mem_fraction_static', 'schedule_policy'],
   positionalModel: false,
   defaultServerCommand: 'python -m sglang.launch_server',
+  // sgl-project/sglang python/sglang/srt/server_args.py @001067ff: `host` defaults to "127.0.0.1".
+  defaultHost: '127.0.0.1',
   // cuda_graph_backend_* are only smoke settings when set to `disabled`; callers check the value.
   smokeOnlyFlags: [
     'disable_cuda_graph',

@@ -49,6 +49,8 @@ export const TENSORRT_LLM: FrameworkSpec = {
   memoryKnobs: ['kv_cache_free_gpu_memory_fraction'],
   positionalModel: true,
   defaultServerCommand: 'trtllm-serve serve',
+  // NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py @00209af1: `--host` defaults to "localhost".
+  defaultHost: 'localhost',
   // CUDA graphs and batch overlap are set in the extra_llm_api_options YAML, not on the command line.
   smokeOnlyFlags: [],
   advancedCommFlags: [],

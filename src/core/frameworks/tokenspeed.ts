@@ -6,7 +6,7 @@ import type { FlagSpec, FrameworkSpec } from './types';
 // chat_template and tool_call_parser are taken by the gateway instead, so that help does not show them.
 // Descriptions are ours.
 const FLAGS: FlagSpec[] = [
-  { key: 'model', aliases: ['model_path'], kind: 'string', help: 'Model to serve (normally given as the positional argument).' },
+  { key: 'model', aliases: ['model_path'], kind: 'string', help: 'Model to serve (the runner passes model.name as --model).' },
   { key: 'tokenizer', kind: 'string', help: 'Tokenizer to load when it differs from the model.' },
   { key: 'host', kind: 'string', help: 'Address the server binds to.' },
   { key: 'port', kind: 'int', help: 'Port of the server.' },
@@ -96,8 +96,13 @@ export const TOKENSPEED: FrameworkSpec = {
   sequenceLimitKey: 'max_model_len',
   sequenceLimitDefault: 0,
   memoryKnobs: ['gpu_memory_utilization'],
-  positionalModel: true,
+  // `--model MODEL`, never positional: `cli/_argsplit.py` @1e9340c2 `_normalize` raises "unexpected positional arg"
+  // (lightseekorg/tokenspeed), while every version read takes `--model` (`_FANOUT_FLAGS`).
+  positionalModel: false,
+  modelFlag: '--model',
   defaultServerCommand: 'tokenspeed serve',
+  // lightseekorg/tokenspeed serve_smg.py @07b1ffae: the gateway's DEFAULT_GATEWAY_HOST is "0.0.0.0".
+  defaultHost: '0.0.0.0',
   smokeOnlyFlags: ['enforce_eager', 'disable_prefill_graph'],
   advancedCommFlags: ['all2all_backend', 'deepep_mode'],
   parallelKeys: {

@@ -46,7 +46,11 @@ export interface FrameworkSpec {
   memoryKnobs: string[];
   /** Whether the model name is passed as a positional argument after the command. */
   positionalModel: boolean;
+  /** The option that carries the model when it is not positional (TokenSpeed's `--model`: its CLI refuses a positional argument in some versions). */
+  modelFlag?: string;
   defaultServerCommand: string;
+  /** The address the server binds when its command sets no `--host`: `0.0.0.0` (every interface) or a loopback one (then it answers only on its own host). */
+  defaultHost: string;
   /** Flags that only make sense for a smoke run (eager mode, CUDA graphs off). */
   smokeOnlyFlags: string[];
   /** Flags for DBO / all-to-all backends that should not be in a default pass. */

@@ -34,6 +34,7 @@ const FLAGS: FlagSpec[] = [
   { key: 'reasoning_parser', kind: 'string', help: 'Parser that splits reasoning text from the answer.' },
   { key: 'api_server_count', kind: 'int', help: 'Number of API server processes.' },
   { key: 'enable_log_requests', kind: 'bool', help: 'Log each request.' },
+  { key: 'enable_prompt_tokens_details', kind: 'bool', help: 'Report cached prompt tokens (usage.prompt_tokens_details).' },
   { key: 'disable_log_stats', kind: 'bool', help: 'Do not log engine statistics.' },
   { key: 'disable_uvicorn_access_log', kind: 'bool', help: 'Silence the HTTP access log.' },
   // Parallel
@@ -103,6 +104,8 @@ export const VLLM: FrameworkSpec = {
   memoryKnobs: ['gpu_memory_utilization'],
   positionalModel: true,
   defaultServerCommand: 'vllm serve',
+  // vllm-project/vllm vllm/entrypoints/openai/api_server.py @0001948b: binds `(args.host or "", port)`, every interface.
+  defaultHost: '0.0.0.0',
   smokeOnlyFlags: ['enforce_eager'],
   advancedCommFlags: [
     'enable_dbo',

@@ -7,3 +7,5 @@ export { captureProblem, loadServerCatalogs, mergeCatalogs, readHelpFile, readSe
 export type { IgnoredCapture, ServerCaptures } from './snapshots';
 export { catalogToFlagSpecs, lookupFlag, optionToKey } from './flag-specs';
 export type { FlagCatalog, HelpFormat, HelpOption, SnapshotFile, SnapshotRole } from './types';
+export { judgeFlagList, MIN_FLAG_LIST_OPTIONS } from './flag-list';
+export type { FlagListVerdict } from './flag-list';

@@ -49,12 +49,42 @@ export const TRTLLM_LAUNCHER = 'trtllm-llmapi-launch';
 /** The MPI plugin an MPI-world step asks srun for when the plan names none (slurm.mpi). */
 export const DEFAULT_SLURM_MPI = 'pmix';
 
+/** What preflight read of a framework's CLI on the target: its flag list (absent when none was captured) and version. */
+export interface CliFacts {
+  /** The captured help's `--long` option strings. */
+  options?: readonly string[];
+  version?: string;
+}
+
+/** vLLM's multi-process multi-node flags (`--nnodes`, `--node-rank`, `--master-addr`, `--master-port`) first appear in 0.11.2. */
+const VLLM_MULTI_NODE = [0, 11, 2];
+
+function versionBelow(v: string, min: readonly number[]): boolean | undefined {
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(v);
+  if (!m) return undefined;
+  const got = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+  for (let i = 0; i < min.length; i++) if (got[i] !== min[i]) return (got[i] as number) < (min[i] as number);
+  return false;
+}
+
+/**
+ * vLLM spans nodes with `--nnodes/--node-rank/--master-addr` (vllm/config/parallel.py @00193b82), options of 0.11.2 and
+ * later only: the captured help must list `--nnodes`; with no flag list, the captured version decides. Neither known: allowed.
+ */
+function vllmMultiNodeRefusal(cli: CliFacts | undefined): string | undefined {
+  const version = cli?.version ?? '(version not captured)';
+  const why = `vLLM ${version} has no --nnodes (multi-node needs vLLM ≥ 0.11.2)`;
+  if (cli?.options) return cli.options.includes('--nnodes') ? undefined : why;
+  return cli?.version !== undefined && versionBelow(cli.version, VLLM_MULTI_NODE) === true ? why : undefined;
+}
+
 /**
  * Why a candidate is not launched across nodes here, or undefined when it is. trtllm-llmapi-launch keeps its command
  * as one string and runs it unquoted (`task_with_command="${@:1}"; $task_with_command`): a word with blanks or a glob
- * character would not reach trtllm-serve as one word.
+ * character would not reach trtllm-serve as one word. vLLM needs the multi-node options its captured CLI may lack.
  */
-export function multiNodeUnsupported(fw: FrameworkKey, argv: readonly string[] = []): string | undefined {
+export function multiNodeUnsupported(fw: FrameworkKey, argv: readonly string[] = [], cli?: CliFacts): string | undefined {
+  if (fw === 'vllm') return vllmMultiNodeRefusal(cli);
   if (!isMpiWorld(fw)) return undefined;
   const bad = argv.find((w) => w === '' || /[\s*?[]/.test(w));
   if (bad === undefined) return undefined;
@@ -115,6 +145,9 @@ const RANK = Symbol('rank');
 /** The words a rank adds: `rank` is a number for the recorded head command, RANK inside the script. */
 function rankWords(m: MultiNodeSpec, rank: string | typeof RANK, head: boolean): Array<string | typeof RANK> {
   if (m.framework === 'vllm') return ['--nnodes', String(m.nodes), '--node-rank', rank, '--master-addr', m.headAddress, '--master-port', String(m.port), ...(head ? [] : ['--headless'])];
+  // SGLang and TokenSpeed: the same words on every rank. TokenSpeed's `serve` runs only the engine on a rank > 0 by itself
+  // (lightseekorg/tokenspeed #873, 1e6deeb0); its `--headless` is another mode (an external ZMQ frontend, #897 57b49061),
+  // so it is never added here (docs/ENGINES.md).
   return ['--nnodes', String(m.nodes), '--node-rank', rank, '--dist-init-addr', `${m.headAddress}:${m.port}`];
 }
 

@@ -166,7 +166,7 @@ describe('framework facts', () => {
       sglang: ['context_length', 'dataset', false, 'dash', 'python -m sglang.launch_server'],
       vllm: ['max_model_len', 0, true, 'dash', 'vllm serve'],
       tensorrt_llm: ['max_seq_len', 0, true, 'verbatim', 'trtllm-serve serve'],
-      tokenspeed: ['max_model_len', 0, true, 'dash', 'tokenspeed serve'],
+      tokenspeed: ['max_model_len', 0, false, 'dash', 'tokenspeed serve'],
     };
     for (const fw of FRAMEWORKS) {
       const s = FRAMEWORK_SPECS[fw];

@@ -62,7 +62,7 @@ describe('the run secrets', () => {
     assert.deepEqual(serverSecrets(s, 'tensorrt_llm', true), { secretEnv: ['HF_TOKEN'], extraArgv: [] });
     for (const v of [ODD, 'k-e-y value', 'gw"v', 'Bearer k-e-y value']) assert.ok(s.values.includes(v));
     const lines = secretsLines(s, 'ssh:box', [{ framework: 'vllm', readsConfigFile: false }, { framework: 'tokenspeed', readsConfigFile: false }]);
-    assert.match(lines[0] as string, /^secrets to ssh:box: HF_TOKEN in every server's environment; KEY as the servers' API key \(vLLM as VLLM_API_KEY; TokenSpeed as --api-key \(its command line: visible in the host's process list\)\) and the client's Authorization: Bearer; GW as the client's X-Api-Key header$/);
+    assert.match(lines[0] as string, /^secrets to ssh:box: HF_TOKEN in every server's environment; KEY as the servers' API key \(vLLM as VLLM_API_KEY; TokenSpeed without a key \(ts serve gives --api-key to its engine, not to the gateway that serves HTTP\)\) and the client's Authorization: Bearer; GW as the client's X-Api-Key header$/);
     assert.match(lines[1] as string, /UNSET_ONE is named for the servers but not set/);
     for (const l of lines) for (const v of Object.values(env)) assert.ok(!l.includes(v));
   });

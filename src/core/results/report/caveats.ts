@@ -7,6 +7,7 @@ import type { BestEntry, Caveat } from '../report-model';
 import { fmtValue } from '../compare';
 import { distinct, numberOf, strAt } from './values';
 import type { Work } from './work';
+import { ttftFloorText } from './ttft-floor';
 
 const SYNTHETIC_KINDS = new Set(['random', 'random-ids', 'generated-shared-prefix', 'image']);
 
@@ -29,6 +30,8 @@ export interface CaveatInput {
 function dataCaveats(c: CaveatInput, out: Caveat[]): void {
   if (c.simulatedRows > 0) {
     out.push({ kind: 'simulated', text: `${c.simulatedRows} of ${c.work.length} rows come from the built-in simulated engine: their numbers are simulated, not performance results.` });
+    const floor = ttftFloorText(c.work);
+    if (floor) out.push({ kind: 'simulated', text: floor });
   }
   const synthetic = c.kinds.filter((k) => SYNTHETIC_KINDS.has(k));
   if (synthetic.length) {
@@ -81,6 +84,33 @@ function fairnessCaveats(c: CaveatInput, out: Caveat[]): void {
   if (gpuCounts.length > 1) out.push({ kind: 'fairness', text: `GPU counts differ between rows (${gpuCounts.join(', ')}); fewer GPUs only break ties.` });
 }
 
+/**
+ * Servers report cached prompt tokens only when asked: SGLang with `--enable-cache-report` (its UsageInfo
+ * `prompt_tokens_details`, python/sglang/srt/entrypoints/openai/protocol.py @004c82e0), vLLM with
+ * `--enable-prompt-tokens-details`, TokenSpeed's engine with `--enable-cache-report` (still an engine flag @f4d8ec6e);
+ * TensorRT-LLM always fills them.
+ */
+const CACHE_REPORT_FLAG: Record<string, string> = { sglang: '--enable-cache-report', tokenspeed: '--enable-cache-report', vllm: '--enable-prompt-tokens-details' };
+
+/** A framework whose measured rows have no cache hit rate while another's do: its empty column is unreported, not zero. */
+function cacheReportCaveats(c: CaveatInput, out: Caveat[]): void {
+  const ok = c.work.filter((w) => pyGet(w.row, 'status') === 'ok');
+  const has = (w: Work): boolean => numberOf(pyGet(w.row, 'metrics.cache_hit_rate')) !== null;
+  if (!ok.some(has)) return;
+  for (const fw of c.frameworks) {
+    const rows = ok.filter((w) => w.framework === fw);
+    if (!rows.length || rows.some(has)) continue;
+    const flag = CACHE_REPORT_FLAG[fw];
+    const started = flag !== undefined && rows.some((w) => ` ${strAt(w.row, 'server_command')} `.includes(` ${flag} `));
+    const why = !flag
+      ? 'its server sent no prompt_tokens_details.cached_tokens'
+      : started
+        ? `its server sent no prompt_tokens_details.cached_tokens although started with ${flag}`
+        : `its server reports cached tokens only when started with ${flag}; add it to base_server_flags to fill the column`;
+    out.push({ kind: 'fairness', text: `${fw}: Cache hit is empty, not zero: ${why}.` });
+  }
+}
+
 /** Stale sla.passed values, deprecated SLA keys, and scenarios no candidate won. */
 function slaCaveats(c: CaveatInput, out: Caveat[]): void {
   const disagree = c.work.filter((w) => w.verdict.disagrees);
@@ -102,6 +132,7 @@ export function caveatList(c: CaveatInput): Caveat[] {
   dataCaveats(c, caveats);
   searchCaveats(c, caveats);
   fairnessCaveats(c, caveats);
+  cacheReportCaveats(c, caveats);
   slaCaveats(c, caveats);
   if (c.issueCount) caveats.push({ kind: 'schema', text: `${c.issueCount} schema problem(s) in the rows (listed under Input problems); those fields may be misread.` });
   return caveats;
