@@ -104,6 +104,9 @@ describe('--target slurm across two nodes (real Slurm cluster, simulated engine 
   test('a 4-GPU candidate is one job on both nodes, every rank ran (TensorRT-LLM: 4 MPI tasks in one step); an uneven split is skipped with the reason', async () => {
     assert.equal(cluster.twoNodes.gpusPerNode, 2, 'the two-node partition has 2 GPUs a node');
     const [head, second] = cluster.twoNodes.nodes as [string, string];
+    // The head's NodeAddr (not loopback: each test node is a network namespace): the ranks meet there.
+    const headAddr = /\bNodeAddr=(\S+)/.exec((await runCommand('scontrol', ['show', 'node', head])).stdout)?.[1] ?? '';
+    assert.ok(headAddr && !headAddr.startsWith('127.'), `NodeAddr of ${head}: ${headAddr}`);
     const out = outDir('run');
     const { result } = await run(PLAN, out);
     assert.equal(result.status, 'completed', result.reason);
@@ -136,19 +139,22 @@ describe('--target slurm across two nodes (real Slurm cluster, simulated engine 
       assert.deepEqual([hw.host, hw.nodes, hw.multi_node], [head, [head, second], true], JSON.stringify(hw));
       assert.equal((r.client as { placement?: string }).placement, 'host', 'the client ran on the head node');
       const cmd = String(r.multi_node_command);
+      // SGLang and trtllm-serve bind loopback unless told: reached from the login host, they are launched with --host 0.0.0.0.
+      const bind = r.framework === 'sglang' || r.framework === 'tensorrt_llm' ? ' --host 0.0.0.0' : '';
       if (r.framework === 'tensorrt_llm') {
-        assert.equal(cmd, `trtllm-llmapi-launch ${String(r.server_command)}`, 'every MPI task ran the launcher and the candidate\'s command');
+        assert.equal(cmd, `trtllm-llmapi-launch ${String(r.server_command)}${bind}`, 'every MPI task ran the launcher and the candidate\'s command');
         continue;
       }
-      assert.ok(cmd.startsWith(`${String(r.server_command)} --nnodes 2 --node-rank 0 `), cmd);
-      assert.match(cmd, r.framework === 'vllm' ? / --master-addr 127\.0\.0\.1 --master-port \d+$/ : / --dist-init-addr 127\.0\.0\.1:\d+$/);
+      assert.ok(cmd.startsWith(`${String(r.server_command)}${bind} --nnodes 2 --node-rank 0 `), cmd);
+      const at = headAddr.replace(/\./g, '\\.');
+      assert.match(cmd, r.framework === 'vllm' ? new RegExp(` --master-addr ${at} --master-port \\d+$`) : new RegExp(` --dist-init-addr ${at}:\\d+$`));
     }
     // Both ranks ran: the head took rank 1 at its rendezvous port, and rank 1 (on the second node, no HTTP) joined it.
     const logs = serverLogs(out);
     for (const fw of ['sglang', 'vllm']) {
       const log = [...logs].find(([d]) => d.startsWith(`${fw}-`) && !d.includes('smoke'))?.[1] ?? '';
       assert.match(log, /head \(rank 0 of 2\): node rank 1 joined/, `${fw} log:\n${log}`);
-      assert.match(log, /node rank 1 of 2: joined the head at 127\.0\.0\.1:\d+/, `${fw} log:\n${log}`);
+      assert.match(log, new RegExp(`node rank 1 of 2: joined the head at ${headAddr.replace(/\./g, '\\.')}:\\d+`), `${fw} log:\n${log}`);
     }
     await assertTrtllmWorld(out, jobs.filter((j) => j.framework === 'tensorrt_llm'), head, second);
     const skipped = result.rows.filter((r) => r.status === 'skipped').map((r) => `${String(r.framework)}: ${String(r.failure_reason)}`);

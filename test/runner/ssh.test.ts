@@ -22,6 +22,14 @@ function schemaIssues(outDir: string): string[] {
   return validateRows(read.rows).map((i) => `${i.line}: ${i.message}`);
 }
 
+/** The members of process group `pgid` as ps shows them (pid, parent, state, command). */
+function groupMembers(pgid: number): string {
+  return execFileSync('ps', ['-eo', 'pid=,ppid=,pgid=,stat=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.trim().split(/\s+/)[2] === String(pgid))
+    .join('\n');
+}
+
 /** Processes whose command line mentions `needle` (the "host" is this machine). */
 function processesWith(needle: string): string[] {
   return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
@@ -182,7 +190,7 @@ describe('runner over ssh (a real OpenSSH server on 127.0.0.1, the simulator shi
       assert.match(rows[1]?.failure_reason ?? '', /connection to ssh:sshd-test lost/);
       assert.ok(existsSync(path.join(run.outDir, 'summary.md')));
       // The runner reconnects to stop the server the lost connection had started, and the client it ran there.
-      for (const p of pids) assert.equal(groupAlive(p), false, `server group ${p} left on the host`);
+      for (const p of pids) assert.equal(groupAlive(p), false, `server group ${p} left on the host:\n${groupMembers(p)}`);
       assert.deepEqual(processesWith(path.join(hostCache, 'autobench')), [], 'a load client left on the host');
     } finally {
       cleanup(dir);
