@@ -2,32 +2,16 @@
 import type { Executor } from '../../exec';
 import { findClientBundle } from '../host-client';
 import { MIN_NODE_MAJOR, noNodeReason, probeHost } from '../host-node';
+import { gpuIdsOf, hostVisibleDevices } from '../gpu-ids';
 import { checkGpus } from '../preflight';
 import type { Interpreter } from './listener';
 import { ok, problem, warn, type DoctorCheck } from './types';
 
-/** CUDA_VISIBLE_DEVICES as the host's sessions get it, or undefined when unset. */
-async function visibleDevices(ex: Executor): Promise<string | undefined> {
-  const r = await ex
-    .run(['sh', '-c', 'printf "%s" "${CUDA_VISIBLE_DEVICES-<unset>}"'], {
-      timeoutMs: 30_000,
-    })
-    .catch(() => undefined);
-  const v = r?.code === 0 ? r.stdout : '<unset>';
-  return v === '<unset>' ? undefined : v;
-}
-
-/** The GPUs a run would use: --gpus, else CUDA_VISIBLE_DEVICES of the host, else the first gpu_count. */
-function requestedGpus(gpus: readonly number[] | undefined, visible: string | undefined, count: number): number[] {
-  if (gpus?.length) return [...gpus];
-  if (visible && /^\d+(,\d+)*$/.test(visible.trim())) return visible.trim().split(',').map(Number);
-  return Array.from({ length: count }, (_, i) => i);
-}
-
 /** nvidia-smi on the host, as the run's GPU preflight reads it. */
 export async function gpuCheck(ex: Executor, gpus: readonly number[] | undefined, count: number): Promise<DoctorCheck> {
-  const visible = await visibleDevices(ex);
-  const requested = requestedGpus(gpus, visible, count);
+  // The same ids a run would launch on (runner/gpu-ids.ts).
+  const visible = await hostVisibleDevices(ex);
+  const requested = gpuIdsOf(gpus, visible, count);
   const g = await checkGpus(ex, requested);
   const seen = g.gpus.map((x) => `${x.index}: ${x.name}, ${x.memoryUsedMiB}/${x.memoryTotalMiB} MiB used`).join('; ');
   const detail = `CUDA_VISIBLE_DEVICES=${visible ?? '(unset)'}; wanted GPU ${requested.join(', ')}${seen ? `; nvidia-smi: ${seen}` : ''}; ${g.detail}`;

@@ -15,7 +15,7 @@ import type { RunOptions } from '../types';
 import { frameworkChecks } from './framework';
 import { clientChecks, gpuCheck } from './host';
 import { serverChecks } from './server';
-import { ok, problem, runnable, type DoctorReport, type DoctorSection } from './types';
+import { ok, problem, runnable, warn, type DoctorReport, type DoctorSection } from './types';
 
 export type { CheckStatus, DoctorCheck, DoctorReport, DoctorSection } from './types';
 export { doctorCounts, formatDoctor, type DoctorPaint } from './format';
@@ -118,12 +118,14 @@ async function checkAll(t: RunTarget, subjects: Subject[], plan: RunPlan | undef
   const targetChecks = [t.kind === 'sim' ? ok('gpus', 'the simulator uses no GPU') : await gpuCheck(t.executor, o.gpus, gpus), ...client.checks];
   const sections: DoctorSection[] = [{ scope: 'target', checks: targetChecks }];
   const dir = new RunDir(join(scratch, 'help'));
+  if (plan && subjects.length === 0) targetChecks.push(problem('plan', 'no framework of the plan would run', 'enable a framework the plan can run (autobench validate names what leaves each out)'));
   for (const f of plan?.frameworks ?? []) {
     if (f.status === 'skipped')
       sections.push({
         scope: f.framework,
         command: f.serverCommand,
-        checks: [problem('plan', `the plan leaves it out: ${f.reason ?? 'skipped'}`, `fix frameworks.${f.framework} in the plan (autobench validate names the line), or set enabled: false there`)],
+        // A warning: a run starts and skips this framework, as `autobench run` does (the other frameworks decide).
+        checks: [warn('plan', `the plan leaves it out (a run skips it): ${f.reason ?? 'skipped'}`, `fix frameworks.${f.framework} in the plan (autobench validate names the line), or set enabled: false there`)],
       });
   }
   for (const s of subjects) {
