@@ -1,5 +1,6 @@
 // Public surface of the load client, for the CLI and the runner.
 export { runBenchmark } from './run-benchmark';
+export { recountOutputTokens } from './recount';
 export { BenchSetupError, parseBaseUrl, type ParsedBaseUrl, type SetupFailure } from './setup';
 export type { BenchEvent, BenchHooks, BenchOptions, BenchPhase, BenchProgress, BenchResult, ClientStats } from './types';
 export { BACKENDS, apiFor, buildBody, isBackend, type ApiKind, type Backend } from './backends';

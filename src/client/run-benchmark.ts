@@ -105,7 +105,7 @@ export async function runBenchmark(workload: Workload, options: BenchOptions, ho
     const info = api.flushPath === '/flush_cache' ? await serverInfo(pool, basePath, headers) : null;
     countMissingTokens(m.records, options.tokenizer);
     countMissingTokens(warmup, options.tokenizer);
-    if (!options.keepTexts) for (const r of m.records) r.generatedText = '';
+    if (!options.keepTexts) for (const r of m.records) if (!(options.keepUncountedTexts && r.success && r.outputTokensSource === 'stream')) r.generatedText = '';
     const metrics = computeMetrics(m.records, m.durationMs, options.goodput);
     const okRecords = m.records.filter((r) => r.success);
     // Chunks that carried several tokens without a running count: ITL can only be per chunk there.

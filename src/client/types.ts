@@ -51,6 +51,11 @@ export interface BenchOptions {
   tokenizer?: TokenizerLike;
   /** Keep generated texts in the records (output details, multi-turn needs them anyway). */
   keepTexts?: boolean;
+  /**
+   * Keep the generated text of each request whose output tokens could only be counted by chunks (no usage streamed, no
+   * tokenizer here), so that the caller can count them with its tokenizer (recount.ts): a client on a remote host.
+   */
+  keepUncountedTexts?: boolean;
   /** Interval of 'progress' events (default 500 ms). */
   progressIntervalMs?: number;
   /** Open the connections the run will need before it starts (default true): up to the concurrency cap, or every request (at most 1024) at rate inf. */

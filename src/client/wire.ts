@@ -41,7 +41,7 @@ export interface TrialSpec {
 /** BenchOptions that survive JSON and hold no secret: no headers, no tokenizer. */
 export type HostBenchOptions = Pick<
   BenchOptions,
-  'backend' | 'baseUrl' | 'model' | 'requestRate' | 'maxConcurrency' | 'warmupRequests' | 'warmupRow' | 'seed' | 'flushCache' | 'extraRequestBody' | 'readyCheckTimeoutS' | 'progressIntervalMs'
+  'backend' | 'baseUrl' | 'model' | 'requestRate' | 'maxConcurrency' | 'warmupRequests' | 'warmupRow' | 'seed' | 'flushCache' | 'extraRequestBody' | 'readyCheckTimeoutS' | 'progressIntervalMs' | 'keepUncountedTexts'
 >;
 
 /** One line the client prints on stdout; in serve mode every trial's line names its trial. */
@@ -121,6 +121,7 @@ function optionsProblem(o: Record<string, unknown>): string | undefined {
     ['extraRequestBody', opt(obj)],
     ['readyCheckTimeoutS', opt(num)],
     ['progressIntervalMs', opt(num)],
+    ['keepUncountedTexts', opt(bool)],
   ];
   for (const [k, c] of checks) {
     const p = c(o[k], `options.${k}`);

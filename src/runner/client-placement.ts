@@ -1,4 +1,5 @@
 // Where a trial's load client runs, and the trial run there: on the server's host (ssh and other remote targets, by default), through the port forward when it cannot run there (no node >= 20, the bundle not copied), or in this process next to a local server. Every outcome says which.
+import { recountOutputTokens } from '../client';
 import { ContainerExecutor, type Executor } from '../exec';
 import type { Workload } from '../core/workload/types';
 import { runTrial, trialBenchOptions, type TrialOutcome, type TrialSettings } from './client-trial';
@@ -68,6 +69,8 @@ export async function runPlacedTrial(executor: Executor, server: LiveServer, wor
   if (setup.ok) {
     const baseUrl = `http://127.0.0.1:${server.port}`;
     const out = await setup.client.runTrial({ workload, options: trialBenchOptions(baseUrl, server.model, s), timeoutMs: s.timeoutMs }, { ...hooks, server: server.proc });
+    // The host's client has no tokenizer: what it could count only by chunks (no usage streamed) is counted here.
+    if ('result' in out && out.result && s.tokenizer) recountOutputTokens(out.result, s.tokenizer);
     if (out.kind !== 'unavailable') return { ...out, client: { placement: 'host', base_url: baseUrl, node_version: setup.client.node.version } };
     reason = out.reason;
     // The rest of the run goes through the forward too: one run, one way of measuring.

@@ -62,6 +62,8 @@ export function trialBenchOptions(baseUrl: string, model: string | undefined, s:
     extraRequestBody: s.extraBody,
     readyCheckTimeoutS: 10,
     progressIntervalMs: 500,
+    // A client on another host has no tokenizer: texts it could count only by chunks come back for the runner to count.
+    keepUncountedTexts: true,
   };
 }
 

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { Pool } from 'undici';
 import { flushCache, waitReady } from '../../src/client/control';
 import { runBenchmark } from '../../src/client/run-benchmark';
+import { recountOutputTokens } from '../../src/client/recount';
+import { decodeWire, encodeWire, resultFromWire } from '../../src/client/wire';
 import type { TokenizerLike } from '../../src/core/workload/tokenizer';
 import { runTrial } from '../../src/runner/client-trial';
 import type { LiveServer } from '../../src/runner/server';
@@ -80,6 +82,26 @@ describe('readiness and token counts', () => {
       const uncounted = await runTrial(server, workload(rows(3, 12)), settings, hooks);
       const un = uncounted.kind === 'done' ? uncounted.result.records.filter((r) => !r.warmup) : [];
       assert.notDeepEqual(un.map((r) => r.outputTokens), [12, 12, 12], 'without the tokenizer the chunks are counted (the bug this covers)');
+    });
+  });
+
+  test('a client on another host (no tokenizer there): its chunk-counted texts come back over the wire and the runner counts them', async () => {
+    const tokenizer = { name: 'words', vocabSize: 10, specialIds: new Set<number>(), encode: (t: string) => t.split(' ').filter(Boolean).map(() => 1), decode: () => '' } as unknown as TokenizerLike;
+    await withServer({ behaviour: { usage: 'never', tokensPerChunk: 4, roleChunk: false } }, async (srv) => {
+      const server = { baseUrl: srv.url, model: 'fake-model', proc: { onExit: () => undefined } } as unknown as LiveServer;
+      const settings = { backend: 'openai' as const, wallRate: Infinity, concurrency: null, warmupRequests: 1, seed: 1, extraBody: {}, timeoutMs: 30_000 };
+      const hooks = { signal: undefined, onConnectionLost: () => () => undefined, onProgress: () => undefined };
+      // As on the host: the trial's options as the runner sends them, no tokenizer; then the result's JSON round trip.
+      const there = await runTrial(server, workload(rows(3, 12)), settings, hooks);
+      assert.equal(there.kind, 'done');
+      const result = resultFromWire(decodeWire(encodeWire(there.kind === 'done' ? there.result : undefined)));
+      assert.ok(result.records.every((r) => r.generatedText.length > 0), 'the texts the host could not count are sent back');
+      const before = result.metrics.totalOutputTokens;
+      assert.equal(recountOutputTokens(result, tokenizer), 3);
+      assert.deepEqual(result.records.map((r) => [r.outputTokens, r.outputTokensSource]), [[12, 'tokenizer'], [12, 'tokenizer'], [12, 'tokenizer']]);
+      assert.equal(result.metrics.totalOutputTokens, 36);
+      assert.notEqual(before, 36, 'the chunk count was wrong before');
+      assert.ok(result.records.every((r) => r.generatedText === '') && result.warmup.every((r) => r.generatedText === ''), 'no text is kept after counting');
     });
   });
 });
