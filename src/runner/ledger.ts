@@ -114,6 +114,15 @@ export class Ledger {
   }
 }
 
+/** The command line of a group's leader, or undefined when the leader has exited. */
+function leaderCmdline(pgid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pgid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Servers a killed runner of this directory left behind: on this machine (sim, local) each process
  * group still alive whose program is the recorded one is stopped, so it holds no port or GPU the
@@ -123,16 +132,12 @@ export async function reapLeftovers(list: readonly LiveRecord[], target: string,
   const said: string[] = [];
   for (const l of list) {
     if (l.target !== target || target.startsWith('ssh:') || !groupAlive(l.pgid)) continue;
-    let cmdline = '';
-    try {
-      cmdline = readFileSync(`/proc/${l.pgid}/cmdline`, 'utf8').split('\0').join(' ');
-    } catch {
-      said.push(`a server of the interrupted run (process group ${l.pgid}, ${l.framework} ${l.candidate}) may still be running; it could not be checked`);
-      continue;
-    }
-    // A recycled pid running something else is left alone.
-    if (!cmdline.includes(l.program) && !cmdline.includes('sim.js')) continue;
-    said.push(`stopping a server the interrupted run left behind: process group ${l.pgid} (${l.framework} ${l.candidate})`);
+    const leader = leaderCmdline(l.pgid);
+    // A recycled pid running something else is left alone. With the leader gone, the group's id cannot have been
+    // reused while members live (the kernel keeps a live group's id): they are the server's (vLLM's EngineCore, an MPI worker).
+    if (leader !== undefined && !leader.includes(l.program) && !leader.includes('sim.js')) continue;
+    const what = leader === undefined ? ', its leader gone, its workers still running' : '';
+    said.push(`stopping a server the interrupted run left behind: process group ${l.pgid} (${l.framework} ${l.candidate}${what})`);
     await terminateGroup(l.pgid, graceMs);
   }
   return said;

@@ -141,32 +141,8 @@ export function filesUnder(dir: string): string[] {
   return out;
 }
 
-/** True while any process of the group is alive. */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // kill -0 also answers for zombies: a dead member re-parented to a PID 1 that reaps late (some containers' init) is not alive.
-  return livingMembers(pgid) > 0;
-}
-
-/** Members of process group `pgid` that are not zombies (from /proc/PID/stat: state, then pgrp after the parent). */
-function livingMembers(pgid: number): number {
-  let n = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') n++;
-    } catch {
-      /* gone while reading */
-    }
-  }
-  return n;
-}
+/** True while any process of the group is alive (zombies, which a late-reaping PID 1 may keep, are not). */
+export { groupAlive } from '../../src/exec/process-group';
 
 /** Pids the simulated servers of a run printed ("Started server process [N]"); each leads its process group. */
 export function serverPids(outDir: string): number[] {
