@@ -1,0 +1,243 @@
+// Deciding between candidates from per-launch capacities: t quantiles, Welch/delta-method intervals checked against scipy, the winner/equivalent/undecided rules, the next launches to run, the sentence, and seeded Monte-Carlo rates with 3% launch-to-launch noise.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { capacityEstimate, compareCapacities, decideScenario, formatDecision, nextToMeasure, tCdf, tQuantile, type DecisionCandidate } from '../../../src/core/results/decide';
+
+const near = (actual: number | undefined, expected: number, tol: number, what = ''): void => {
+  assert.ok(actual !== undefined && Math.abs(actual - expected) <= tol, `${what} ${String(actual)} is not within ${tol} of ${expected}`);
+};
+
+describe('t quantiles', () => {
+  test('match the tables at 97.5% (df 1, 2, 5, 10, 30, ∞) and scipy elsewhere', () => {
+    const table: Array<[number, number]> = [[1, 12.706], [2, 4.303], [5, 2.571], [10, 2.228], [30, 2.042], [Infinity, 1.96]];
+    for (const [df, q] of table) near(tQuantile(0.975, df), q, 1e-3, `df ${df}:`);
+    // scipy.stats.t.ppf: fractional df (Welch's), far tails (Bonferroni over many comparisons).
+    near(tQuantile(0.975, 10.5), 2.21384029, 1e-6);
+    near(tQuantile(0.9995, 3), 12.92397864, 1e-5);
+    near(tQuantile(1 - 0.05 / 4, 7.3), 2.8112104, 1e-6);
+    near(tQuantile(0.025, 5), -2.5705818, 1e-6);
+  });
+
+  test('invert the t CDF', () => {
+    for (const df of [1, 2, 3.7, 12, 250]) for (const p of [0.6, 0.9, 0.99]) near(tCdf(tQuantile(p, df), df), p, 1e-9, `df ${df} p ${p}:`);
+  });
+});
+
+describe('one candidate', () => {
+  test('the mean with a 95% t interval; one launch has none; non-finite samples are not launches', () => {
+    const e = capacityEstimate([10, 12, 14]);
+    assert.deepEqual([e.mean, e.n, e.sd], [12, 3, 2]);
+    near(e.halfWidth ?? undefined, (4.30265273 * 2) / Math.sqrt(3), 1e-6);
+    near(e.ci?.[0], 12 - (4.30265273 * 2) / Math.sqrt(3), 1e-6);
+    assert.deepEqual(capacityEstimate([7]), { mean: 7, n: 1, sd: 0, ci: null, halfWidth: null });
+    assert.equal(capacityEstimate([7, NaN, Infinity]).n, 1);
+    assert.equal(capacityEstimate([]).n, 0);
+  });
+});
+
+describe('two candidates', () => {
+  test('Welch interval of the difference and delta-method interval of the ratio (scipy known answers)', () => {
+    const c = compareCapacities([11, 12, 13], [9, 10, 11]);
+    near(c.diff, 2, 1e-12);
+    near(c.df ?? undefined, 4, 1e-9);
+    near(c.diffCi?.[0], -0.26695794, 1e-6);
+    near(c.diffCi?.[1], 4.26695794, 1e-6);
+    near(c.relative ?? undefined, 0.2, 1e-12);
+    near(c.relativeCi?.[0], -0.05039369, 1e-6);
+    near(c.relativeCi?.[1], 0.45039369, 1e-6);
+    const d = compareCapacities([10.2, 10.9, 11.4, 10.6, 11.1, 10.8], [10.1, 9.7, 10.4, 9.9, 10.2, 10.0]);
+    near(d.df ?? undefined, 8.08798424, 1e-6);
+    near(d.diffCi?.[0], 0.33302323, 1e-6);
+    near(d.relativeCi?.[0], 0.03221399, 1e-6);
+    near(d.relativeCi?.[1], 0.12367324, 1e-6);
+    assert.equal(d.floored, false);
+  });
+
+  test('a single launch on either side: no interval, cannot decide', () => {
+    for (const c of [compareCapacities([10], [9, 9.5]), compareCapacities([10, 11], [9])]) {
+      assert.equal(c.relativeCi, null);
+      assert.equal(c.diffCi, null);
+      assert.equal(c.df, null);
+      assert.ok(c.relative !== null);
+    }
+  });
+
+  test('identical repeated numbers: the sd floor (0.5% of the mean) keeps the interval from collapsing', () => {
+    const c = compareCapacities([10, 10, 10], [10, 10, 10]);
+    assert.equal(c.floored, true);
+    near(c.relativeCi?.[1], 0.01133479, 1e-6);
+    near(c.relativeCi?.[0], -0.01133479, 1e-6);
+    const wider = compareCapacities([10, 10, 10], [10, 10, 10], { minRelSd: 0.02 });
+    assert.ok((wider.relativeCi?.[1] ?? 0) > 0.04);
+  });
+
+  test('a mean of 0 (no launch met the SLA): no ratio against it, the difference still decides', () => {
+    const c = compareCapacities([10, 11, 10.5], [0, 0, 0]);
+    assert.equal(c.relative, null);
+    assert.equal(c.relativeCi, null);
+    assert.ok((c.diffCi?.[0] ?? 0) > 0);
+    const z = compareCapacities([0, 0, 0], [10, 11, 10.5]);
+    assert.equal(z.relative, -1);
+    assert.ok((z.relativeCi?.[1] ?? 0) < 0);
+    const both = compareCapacities([0, 0], [0, 0]);
+    assert.deepEqual([both.relative, both.diffCi, both.df], [null, [0, 0], Infinity]);
+  });
+});
+
+const cand = (id: string, samples: number[]): DecisionCandidate => ({ id, samples });
+const names = { c2: 'vllm c2', base: 'vllm baseline', sg: 'sglang baseline' };
+
+describe('one scenario: winners', () => {
+  test('a clear lead over every other: the winner, with its lead over the runner-up', () => {
+    const d = decideScenario([cand('base', [10.1, 9.7, 10.4, 9.9, 10.2, 10.0]), cand('c2', [10.2, 10.9, 11.4, 10.6, 11.1, 10.8])]);
+    assert.deepEqual([d.outcome, d.winner, d.leader, d.against, d.separated, d.contenders], ['winner', 'c2', 'c2', 'base', ['base'], []]);
+    near(d.effect, 0.07794362, 1e-6);
+    near(d.ci?.[0], 0.03221399, 1e-6);
+    assert.equal(formatDecision(d, names), 'vllm c2 beats vllm baseline by 7.8% (95% CI 3.2–12.4%), 6 launches each');
+    assert.deepEqual(nextToMeasure([cand('base', [10.1, 9.7, 10.4, 9.9, 10.2, 10.0]), cand('c2', [10.2, 10.9, 11.4, 10.6, 11.1, 10.8])]), []);
+  });
+
+  test('three candidates: each interval at 1 − 0.05/2 (Bonferroni), the effect against the second-best mean', () => {
+    const d = decideScenario([cand('sg', [8, 8.2, 7.9, 8.1]), cand('base', [10, 10.1, 9.9, 10.05]), cand('c2', [12, 12.2, 11.9, 12.1])]);
+    assert.equal(d.level, 0.975);
+    assert.deepEqual([d.outcome, d.winner, d.against, d.separated], ['winner', 'c2', 'base', ['base', 'sg']]);
+    assert.match(formatDecision(d, names), /^vllm c2 beats vllm baseline, the runner-up, by 20\.\d% \(97\.5% CI \d+\.\d–\d+\.\d%\), 4 launches each$/);
+  });
+
+  test('a single candidate is the winner with nothing to compare, and says so', () => {
+    const d = decideScenario([cand('c2', [10, 11]), cand('base', [])]);
+    assert.deepEqual([d.outcome, d.winner, d.effect, d.ci], ['winner', 'c2', undefined, undefined]);
+    assert.match(d.note ?? '', /nothing to compare/);
+    assert.equal(formatDecision(d, names), 'vllm c2 is the only candidate measured (2 launches): nothing to compare it with');
+    const none = decideScenario([cand('c2', [])]);
+    assert.deepEqual([none.outcome, none.leader], ['undecided', null]);
+  });
+
+});
+
+describe('one scenario: undecided and equivalent', () => {
+  test('a single launch on a side: undecided, and the next launches are the leader and that rival (fewer launches first)', () => {
+    const cs = [cand('c2', [12, 12.1, 11.9]), cand('base', [10])];
+    const d = decideScenario(cs);
+    assert.deepEqual([d.outcome, d.contenders, d.ci], ['undecided', ['base'], undefined]);
+    assert.equal(formatDecision(d, names), 'undecided: vllm c2 leads vllm baseline by 20.0%, but a single launch gives no interval (3 and 1 launches)');
+    assert.deepEqual(nextToMeasure(cs), ['base', 'c2']);
+  });
+
+  test('overlapping intervals: undecided, reported against the closest unresolved rival; LUCB picks the rival reaching highest', () => {
+    const cs = [cand('c2', [10.5, 10.0, 10.8]), cand('base', [10.2, 9.6, 10.4]), cand('sg', [9.0, 10.6, 9.8]), cand('far', [5, 5.1, 4.9])];
+    const d = decideScenario(cs);
+    assert.equal(d.outcome, 'undecided');
+    assert.deepEqual([d.against, d.separated, [...d.contenders].sort()], ['base', ['far'], ['base', 'sg']]);
+    assert.match(formatDecision(d, names), /^undecided: vllm c2 leads vllm baseline by 3\.\d% \(98\.3% CI −\d+\.\d–\d+\.\d%\), 3 launches each$/);
+    // sglang's launches vary most: its interval reaches highest, so it is the rival to measure with the leader.
+    assert.deepEqual(nextToMeasure(cs), ['c2', 'sg']);
+  });
+
+  test('within ±3% on tight launches: equivalent, reporting the widest interval; a significant lead below 3% is equivalent too', () => {
+    const a = [10, 10.02, 9.98, 10.01, 9.99, 10.0];
+    const d = decideScenario([cand('c2', a.map((x) => x * 1.01)), cand('base', a), cand('sg', a.map((x) => x * 1.005)), cand('far', [7, 7.1, 6.9])]);
+    assert.deepEqual([d.outcome, d.winner, [...d.equivalent].sort(), d.separated], ['equivalent', undefined, ['base', 'sg'], ['far']]);
+    assert.ok((d.ci?.[0] ?? 0) > 0, 'the 1% lead is significant, yet smaller than minEffect');
+    assert.match(formatDecision(d, names), /^vllm c2, sglang baseline and vllm baseline are equivalent within 3% \(widest 98\.3% CI [\d.]+–[\d.]+%\), 6 launches each$/);
+    assert.deepEqual(nextToMeasure([cand('c2', a.map((x) => x * 1.01)), cand('base', a)]), []);
+  });
+
+  test('a significant lead whose interval still reaches 3%: undecided (a winner needs an estimated lead of 3%)', () => {
+    const a = [10, 10.1, 9.9, 10.05, 9.95, 10.0];
+    const d = decideScenario([cand('c2', a.map((x) => x * 1.025)), cand('base', a)]);
+    assert.ok((d.ci?.[0] ?? 0) > 0 && (d.ci?.[1] ?? 0) > 0.03 && (d.effect ?? 1) < 0.03);
+    assert.equal(d.outcome, 'undecided');
+  });
+
+  test('identical numbers on every launch: equivalent (the sd floor), not a zero-width tie', () => {
+    const d = decideScenario([cand('c2', [12, 12, 12, 12]), cand('base', [12, 12, 12, 12])]);
+    assert.equal(d.outcome, 'equivalent');
+    assert.match(formatDecision(d, names), /^vllm baseline and vllm c2 are equivalent within 3% \(95% CI −0\.\d–0\.\d%\), 4 launches each$/);
+  });
+
+  test('a candidate that met the SLA on no launch (capacity 0) is beaten by any that did', () => {
+    const d = decideScenario([cand('c2', [3, 3.2, 3.1]), cand('base', [0, 0, 0])]);
+    assert.deepEqual([d.outcome, d.winner, d.effect], ['winner', 'c2', undefined]);
+    assert.equal(formatDecision(d, names), 'vllm c2 beats vllm baseline, which met the SLA on no launch (3 launches each)');
+    const weak = decideScenario([cand('c2', [0, 0.4, 0]), cand('base', [0, 0, 0])]);
+    assert.equal(weak.outcome, 'undecided');
+    assert.equal(formatDecision(weak, names), 'undecided: vllm baseline met the SLA on no launch, and vllm c2\u2019s lead over it is not yet significant (3 launches each)');
+  });
+});
+
+/** mulberry32: a small seeded PRNG, so every run draws the same launches. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Launch capacities with 3% relative noise per launch (Box–Muller normals). */
+function launcher(seed: number): (mean: number, n: number) => number[] {
+  const u = prng(seed);
+  const normal = (): number => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+  return (mean, n) => Array.from({ length: n }, () => mean * (1 + 0.03 * normal()));
+}
+
+interface Rates {
+  right: number;
+  wrong: number;
+  equivalent: number;
+  undecided: number;
+}
+
+/** Trials of a scenario whose first candidate's true capacity is (1 + lead) × the others' 10 req/s. */
+function rates(seed: number, lead: number, n: number, trials: number, others = 1): Rates {
+  const draw = launcher(seed);
+  const counts = { right: 0, wrong: 0, equivalent: 0, undecided: 0 };
+  for (let i = 0; i < trials; i++) {
+    const cs = [cand('best', draw(10 * (1 + lead), n)), ...Array.from({ length: others }, (_, k) => cand(`other${k}`, draw(10, n)))];
+    const d = decideScenario(cs, { alpha: 0.05, minEffect: 0.03 });
+    if (d.outcome === 'winner') counts[d.winner === 'best' ? 'right' : 'wrong']++;
+    else counts[d.outcome]++;
+  }
+  return { right: counts.right / trials, wrong: counts.wrong / trials, equivalent: counts.equivalent / trials, undecided: counts.undecided / trials };
+}
+
+const show = (r: Rates): string => `winner right ${(r.right * 100).toFixed(1)}%, wrong ${(r.wrong * 100).toFixed(1)}%, equivalent ${(r.equivalent * 100).toFixed(1)}%, undecided ${(r.undecided * 100).toFixed(1)}%`;
+
+describe('seeded Monte-Carlo, 3% launch-to-launch noise, 400 trials each', () => {
+  test('a true 10% lead, 6 launches each: the right winner in ≥ 90%, never the wrong one', (t) => {
+    const r = rates(1, 0.1, 6, 400);
+    t.diagnostic(`10% lead, 6 launches: ${show(r)}`);
+    assert.ok(r.right >= 0.9, show(r));
+    assert.equal(r.wrong, 0);
+    const three = rates(2, 0.1, 6, 400, 2);
+    t.diagnostic(`10% lead over two others, 6 launches: ${show(three)}`);
+    assert.ok(three.right >= 0.9, show(three));
+    assert.equal(three.wrong, 0);
+  });
+
+  test('no true difference, 6 launches each: a winner named in ≤ 5%', (t) => {
+    const r = rates(3, 0, 6, 400);
+    t.diagnostic(`0% difference, 6 launches: ${show(r)}`);
+    assert.ok(r.right + r.wrong <= 0.05, show(r));
+    const three = rates(4, 0, 6, 400, 2);
+    t.diagnostic(`0% difference among three, 6 launches: ${show(three)}`);
+    assert.ok(three.right + three.wrong <= 0.05, show(three));
+  });
+
+  test('a true 1% lead: rarely a winner at 8 launches each, "equivalent within 3%" in a majority at 30', (t) => {
+    // At 8 launches each the 95% interval of the lead is about ±3.2% wide, more than the ±3% band, so it can
+    // hardly ever lie inside it: "equivalent within 3%" takes some 20-30 launches each (the JSDoc's note).
+    const r8 = rates(5, 0.01, 8, 400);
+    t.diagnostic(`1% lead, 8 launches: ${show(r8)}`);
+    assert.ok(r8.right + r8.wrong <= 0.1, show(r8));
+    assert.ok(r8.wrong <= 0.01, show(r8));
+    const r30 = rates(6, 0.01, 30, 400);
+    t.diagnostic(`1% lead, 30 launches: ${show(r30)}`);
+    assert.ok(r30.equivalent > 0.5, show(r30));
+    assert.ok(r30.right + r30.wrong <= 0.05, show(r30));
+  });
+});
