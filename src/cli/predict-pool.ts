@@ -5,17 +5,22 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CalibrationInput } from '../predict/calibrated';
 import { predictFile, type FileOutcome, type PredictFileOptions } from '../predict/folder';
+import type { EfficiencyTerm } from '../sim/efficiency';
 
 export interface PredictJob {
   index: number;
   file: string;
   gpu?: string;
   calibration?: CalibrationInput;
+  efficiency?: EfficiencyTerm[];
 }
+
+/** What predictFiles passes on to every file's job. */
+export type PoolOptions = Omit<PredictJob, 'index' | 'file'>;
 
 /** The predictFile options a job carries. */
 export function jobOptions(job: PredictJob): PredictFileOptions {
-  return { ...(job.gpu !== undefined ? { gpu: job.gpu } : {}), ...(job.calibration ? { calibration: job.calibration } : {}) };
+  return { ...(job.gpu !== undefined ? { gpu: job.gpu } : {}), ...(job.calibration ? { calibration: job.calibration } : {}), ...(job.efficiency ? { efficiency: job.efficiency } : {}) };
 }
 
 export type PredictReply = { index: number; outcome: FileOutcome } | { index: number; error: string; stack?: string | undefined };
@@ -43,8 +48,8 @@ function inThread(job: PredictJob): PoolResult {
  * Predicts `files` with up to `jobs` workers; `onResult` sees each file's result in file order, as soon as it
  * and every file before it are done (so output streams in a stable order).
  */
-export async function predictFiles(files: readonly string[], o: { gpu?: string; calibration?: CalibrationInput; jobs: number; onResult: (index: number, r: PoolResult) => void }): Promise<PoolResult[]> {
-  const jobs: PredictJob[] = files.map((file, index) => ({ index, file, ...(o.gpu !== undefined ? { gpu: o.gpu } : {}), ...(o.calibration ? { calibration: o.calibration } : {}) }));
+export async function predictFiles(files: readonly string[], o: PoolOptions & { jobs: number; onResult: (index: number, r: PoolResult) => void }): Promise<PoolResult[]> {
+  const jobs: PredictJob[] = files.map((file, index) => ({ index, file, ...jobOptions({ index, file, ...o }) }));
   const results: Array<PoolResult | undefined> = files.map(() => undefined);
   let flushed = 0;
   const done = (index: number, r: PoolResult): void => {

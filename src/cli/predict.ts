@@ -7,6 +7,7 @@ import type { CalibrationInput } from '../predict/calibrated';
 import { gpuNames, resolveGpuName, type FileOutcome, type PredictedPlan } from '../predict/folder';
 import { formatPrediction, PREDICTED_HEADER } from '../predict/format';
 import { DEFAULT_STORE, loadStore } from '../predict/store';
+import { EfficiencyError, parseEfficiency, type EfficiencyTerm } from '../sim/efficiency';
 import { parseCommand } from './args';
 import { styleFor } from './colors';
 import { EnvironmentError, UsageError } from './errors';
@@ -19,6 +20,7 @@ const MAX_DEFAULT_JOBS = 4;
 
 export const PREDICT_HELP = `usage: autobench predict PATH... [--gpu NAME] [--json] [--out FILE] [--jobs N]
                          [--calibration FILE | --no-calibration]
+                         [--sim-efficiency SPEC]
 
 PREDICTS how each candidate of a plan or cookbook config would serve, without a
 server or a GPU: each candidate's command is parsed as its framework's CLI and
@@ -60,6 +62,14 @@ options:
                'uncalibrated'
   --no-calibration
                use no store
+  --sim-efficiency SPEC
+               scale the matching candidates' simulated engines by known
+               factors, as 'autobench sim --sim-efficiency SPEC' does (a
+               ground truth for tests and benchmarks, not a prediction):
+               SPEC is a comma list of FRAMEWORK[.FLAG=VALUE]:FACTOR, e.g.
+               vllm.max_num_seqs=256:1.07,sglang:0.95; compute and memory
+               speed x FACTOR (0.2..5), matching terms multiply; with
+               --no-calibration the capacities are the true ones
   -h, --help   show this help
 
 A PlanPrediction is { simulated: true, file, model, gpu, calibrated,
@@ -86,10 +96,12 @@ interface PredictArgs {
   jobs: number;
   /** The store file to read; undefined: none. `explicit`: given with --calibration (a missing file is an error). */
   calibration: { path: string; explicit: boolean } | undefined;
+  /** --sim-efficiency: the SPEC as given and its terms. */
+  efficiency: { spec: string; terms: EfficiencyTerm[] } | undefined;
 }
 
 function parsePredictArgs(argv: string[], io: CliIO): PredictArgs | undefined {
-  const parsed = parseCommand(argv, { gpu: { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, jobs: { type: 'string' }, calibration: { type: 'string' }, 'no-calibration': { type: 'boolean' } }, PREDICT_HELP, io.out);
+  const parsed = parseCommand(argv, { gpu: { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, jobs: { type: 'string' }, calibration: { type: 'string' }, 'no-calibration': { type: 'boolean' }, 'sim-efficiency': { type: 'string' } }, PREDICT_HELP, io.out);
   if (!parsed) return undefined;
   const { values, positionals } = parsed;
   if (positionals.length === 0) throw new UsageError(`predict needs at least one PATH (a plan, a cookbook config or a folder of them)\n\n${PREDICT_HELP.split('\n\n')[0] ?? ''}`);
@@ -112,7 +124,18 @@ function parsePredictArgs(argv: string[], io: CliIO): PredictArgs | undefined {
   let calibration: PredictArgs['calibration'];
   if (values.calibration !== undefined) calibration = { path: values.calibration, explicit: true };
   else if (!values['no-calibration'] && existsSync(DEFAULT_STORE)) calibration = { path: DEFAULT_STORE, explicit: false };
-  return { paths: positionals, gpu, json: values.json === true, out, jobs, calibration };
+  const spec = values['sim-efficiency'];
+  return { paths: positionals, gpu, json: values.json === true, out, jobs, calibration, efficiency: spec !== undefined ? { spec, terms: efficiencyTerms(spec) } : undefined };
+}
+
+/** --sim-efficiency's terms, parsed as the simulator parses them; a bad SPEC is a usage error naming the bad term. */
+function efficiencyTerms(spec: string): EfficiencyTerm[] {
+  try {
+    return parseEfficiency(spec);
+  } catch (e) {
+    if (e instanceof EfficiencyError) throw new UsageError(`--sim-efficiency: ${e.message}`);
+    throw e;
+  }
 }
 
 /** The store to calibrate with; an explicit file that is missing or not a store is an error naming it. */
@@ -134,9 +157,9 @@ function isFolder(p: string): boolean {
   }
 }
 
-/** The --out document: the predictions with what made them, and the files that could not be predicted. */
-export function predictDocument(predictions: PredictedPlan[], errors: Array<{ file: string; problems: string[] }>, gpu: string | undefined): unknown {
-  return { simulated: true, tool: PREDICT_TOOL, generated_at: new Date().toISOString(), gpu: gpu ?? null, predictions, errors };
+/** The --out document: the predictions with what made them (`sim_efficiency`: the SPEC, only when given), and the files that could not be predicted. */
+export function predictDocument(predictions: PredictedPlan[], errors: Array<{ file: string; problems: string[] }>, gpu: string | undefined, efficiency?: string): unknown {
+  return { simulated: true, tool: PREDICT_TOOL, generated_at: new Date().toISOString(), gpu: gpu ?? null, ...(efficiency !== undefined ? { sim_efficiency: efficiency } : {}), predictions, errors };
 }
 
 function reportFailure(io: CliIO, file: string, problems: readonly string[]): void {
@@ -171,10 +194,11 @@ export async function runPredict(argv: string[], io: CliIO): Promise<number> {
     predictions.push(o.prediction);
     if (!args.json) io.out.write(`${predictions.length > 1 ? '\n' : ''}${formatPrediction(o.prediction, o.facts)}`);
   };
-  await predictFiles(files, { ...(args.gpu !== undefined ? { gpu: args.gpu } : {}), ...(calibration ? { calibration } : {}), jobs: args.jobs, onResult });
+  const efficiency = args.efficiency ? { efficiency: args.efficiency.terms } : {};
+  await predictFiles(files, { ...(args.gpu !== undefined ? { gpu: args.gpu } : {}), ...(calibration ? { calibration } : {}), ...efficiency, jobs: args.jobs, onResult });
   if (args.json) io.out.write(`${JSON.stringify(predictions, null, 2)}\n`);
   if (args.out !== undefined) {
-    writeOutputFile(args.out, `${JSON.stringify(predictDocument(predictions, errors, args.gpu), null, 2)}\n`, '--out');
+    writeOutputFile(args.out, `${JSON.stringify(predictDocument(predictions, errors, args.gpu, args.efficiency?.spec), null, 2)}\n`, '--out');
     io.err.write(`wrote ${args.out} (${PREDICTED_HEADER})\n`);
   }
   if (internal) return 70;

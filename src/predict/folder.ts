@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Scenario } from '../core/config/model';
 import { readRunPlan } from '../core/plan/build';
 import { PlanError, type RunPlan } from '../core/plan/types';
+import type { EfficiencyTerm } from '../sim/efficiency';
 import { GPUS, gpuProfile } from '../sim/profiles';
 import { calibrationFromStore, type CalibrationInput, type FrameworkCalibrationSource } from './calibrated';
 import { PRIOR_REL_ERROR } from './prior';
@@ -31,6 +32,8 @@ export interface PredictFileOptions {
   gpu?: string;
   /** A calibration store (loaded by the caller): each framework's entry for the plan's GPU calibrates its candidates. */
   calibration?: CalibrationInput;
+  /** `--sim-efficiency`'s terms: the matching candidates' engines run this much faster (a known ground truth, never a real prediction). */
+  efficiency?: EfficiencyTerm[];
 }
 
 /** The simulator GPU profile names `--gpu` accepts (plus `auto`). */
@@ -79,7 +82,8 @@ export function predictFile(file: string, o: PredictFileOptions = {}): FileOutco
   if (o.gpu !== undefined) plan = withGpu(plan, o.gpu);
   const cal = o.calibration ? calibrationFromStore(plan, o.calibration) : undefined;
   const calibration = cal?.sources ?? uncalibrated(plan);
-  return { ok: true, file, prediction: { ...predictPlan(plan, cal?.options ?? {}), calibration }, facts: factsOf(plan, o.gpu !== undefined) };
+  const options = { ...cal?.options, ...(o.efficiency ? { sim: { efficiency: o.efficiency } } : {}) };
+  return { ok: true, file, prediction: { ...predictPlan(plan, options), calibration }, facts: factsOf(plan, o.gpu !== undefined) };
 }
 
 /** Every framework of the plan without a store. */

@@ -3,6 +3,7 @@
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { FlagValue } from './cli-args';
 import type { CostModel } from './cost';
+import { efficiencyFactor } from './efficiency';
 import type { EngineOptions } from './engine';
 import { SIM_FRAMEWORKS } from './fw';
 import type { SimFramework, SimSettings } from './fw/types';
@@ -43,6 +44,8 @@ export interface ResolvedSim {
   launch: LaunchDraws;
   /** --sim-perturb: the hidden efficiency factors already in `engine.cost` (never logged); absent without it. */
   perturbation?: PerturbFactors;
+  /** --sim-efficiency: the product of the matching terms' factors, already in `engine.cost` (1: none matched); absent without it. */
+  efficiency?: number;
 }
 
 export interface LaunchDraws {
@@ -149,9 +152,13 @@ function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number
   };
 }
 
-/** The cost model with --sim-perturb's factors: compute speed x prefill, memory bandwidth x decode. */
-function perturbCost(cost: CostModel, p: PerturbFactors | undefined): CostModel {
-  return p ? { ...cost, flops: cost.flops * p.prefill, bandwidth: cost.bandwidth * p.decode } : cost;
+/**
+ * The cost model with --sim-perturb's factors (compute speed x prefill, memory bandwidth x decode) and then
+ * --sim-efficiency's known factor on both.
+ */
+function perturbCost(cost: CostModel, p: PerturbFactors | undefined, efficiency = 1): CostModel {
+  const c = p ? { ...cost, flops: cost.flops * p.prefill, bandwidth: cost.bandwidth * p.decode } : cost;
+  return efficiency === 1 ? c : { ...c, flops: c.flops * efficiency, bandwidth: c.bandwidth * efficiency };
 }
 
 /** Values no server could start with (a port past 65535, a parallel size of 0): a usage error, never a crash in listen(). */
@@ -188,7 +195,8 @@ export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, Flag
   if ('fail' in split) return { ok: false, lines: split.fail, exitCode: 1 };
   const kvBytesGpu = s.kvBytesOverride ?? split.kv;
   const perturbation = options.perturb !== undefined ? perturbFactors(fwKey, values, options.perturb) : undefined;
-  const cost = perturbCost(costModel(s, model, gpu, bpp), perturbation);
+  const efficiency = options.efficiency ? efficiencyFactor(fwKey, values, options.efficiency) : undefined;
+  const cost = perturbCost(costModel(s, model, gpu, bpp), perturbation, efficiency);
   // Every GPU of a replica holds its share of each token: capacity = per-GPU KV / per-GPU bytes per token.
   const perTokenGpu = cost.kvBytesPerToken / Math.max(1, s.pp);
   let kvTokens = Math.floor(kvBytesGpu / perTokenGpu);
@@ -260,6 +268,7 @@ export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, Flag
       options,
       launch,
       ...(perturbation ? { perturbation } : {}),
+      ...(efficiency !== undefined ? { efficiency } : {}),
     },
   };
 }

@@ -1,8 +1,9 @@
 // The simulator's own options (`--sim-*` flags or AUTOBENCH_SIM_OPTS): speed, seed, GPU, launch-to-launch noise
-// fault injection and the hidden efficiency perturbation.
+// fault injection, the hidden efficiency perturbation and known efficiency factors.
 // They never appear in a framework's --help; a shim started from a candidate command reads them from the
 // environment, since the command line holds only the real framework's flags.
 import { shlexSplit } from '../core/candidates/shell';
+import { EfficiencyError, parseEfficiency, type EfficiencyTerm } from './efficiency';
 
 /** What the simulated engine's log says when a busy machine made it fall behind its model (the runner's validity gate reads it). */
 export const HOST_BOUND_MARK = 'autobench-sim host-bound';
@@ -47,6 +48,8 @@ export interface SimOptions {
   hostStallMs: number;
   /** Seed of the hidden per-candidate efficiency factors (src/sim/perturb.ts); absent: none, the plain cost model. */
   perturb?: number;
+  /** `--sim-efficiency`: known speed factors for the servers each term matches (src/sim/efficiency.ts), on top of any perturbation. */
+  efficiency?: EfficiencyTerm[];
   /** The engine release this server stands in for (`--sim-version`; engine-version.ts); absent: the flag table's. */
   engineVersion?: string;
   /** Wall ms a server started from a command line takes to shut down after TERM (its engine processes exiting). */
@@ -109,6 +112,11 @@ export const SIM_OPTIONS_HELP = `simulator options (not part of any framework's 
   --sim-perturb SEED        hidden efficiency factors (0.75..1.25 per framework and per given flag value,
                             product clamped to 0.5..2) on compute and memory speed, drawn from SEED: a
                             ground truth no cost model knows; never printed (default: none)
+  --sim-efficiency SPEC     known efficiency factors on compute and memory speed: SPEC is a comma list of
+                            FRAMEWORK[.FLAG=VALUE]:FACTOR (FACTOR 0.2..5, above 1 faster), e.g.
+                            vllm.max_num_seqs=256:1.07,sglang:0.95; a term without .FLAG=VALUE matches every
+                            server of the framework, one with it the servers whose command line gives that
+                            value; matching terms multiply, on top of --sim-perturb (default: none)
   --sim-shutdown-delay S    after TERM, take S seconds to shut down (the engine's child processes exiting;
                             default 0.3)
   --sim-version V           behave as release V of the engine where releases differ (help, CLI, routes,
@@ -150,9 +158,20 @@ const OPTIONS: Record<string, OptionSpec> = {
   '--sim-gateway-version': { kind: 'string', set: (o, v) => (o.gatewayVersion = v as string) },
   '--sim-host-stall': { kind: 'number', min: 0, max: 900, set: (o, v) => (o.hostStallMs = v as number) },
   '--sim-perturb': { kind: 'number', integer: true, min: 0, max: 0xffffffff, set: (o, v) => (o.perturb = v as number) },
+  '--sim-efficiency': { kind: 'string', set: (o, v) => (o.efficiency = efficiencyOption(v as string)) },
   '--sim-shutdown-delay': { kind: 'number', min: 0, max: 600, set: (o, v) => (o.shutdownDelayMs = (v as number) * 1000) },
   '--sim-version': { kind: 'string', set: (o, v) => (o.engineVersion = v as string) },
 };
+
+/** --sim-efficiency's terms; a bad SPEC is a SimOptionError naming the bad term and the expected form. */
+function efficiencyOption(spec: string): EfficiencyTerm[] {
+  try {
+    return parseEfficiency(spec);
+  } catch (e) {
+    if (e instanceof EfficiencyError) throw new SimOptionError(`--sim-efficiency: ${e.message}`);
+    throw e;
+  }
+}
 
 /**
  * Splits `--sim-*` options out of a framework argv. Environment options come first, so the command line wins.
