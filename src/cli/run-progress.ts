@@ -105,7 +105,11 @@ export function printSummary(io: CliIO, result: RunResult): void {
     lines.push([b.scenario, b.tied ? `${b.rank} (tie)` : String(b.rank), b.framework, c.candidate, fmt(c.rps, 2), fmt(c.otps, 0), fmt(c.ttft, 0), fmt(c.tpot, 2)]);
   }
   io.out.write(`\n${st.bold(`Verdict${result.simulated ? ' (SIMULATED)' : ''}`)}\n`);
-  for (const v of model.verdicts) io.out.write(`  ${v.decided ? st.green('decided') : v.winner ? st.yellow('tie') : st.red('none')}  ${v.summary}\n`);
+  for (const v of model.verdicts) {
+    const outcome = v.outcome ?? (v.decided ? 'winner' : v.winner ? 'undecided' : 'none');
+    const word = outcome === 'winner' ? st.green('winner') : outcome === 'equivalent' ? st.green('equivalent') : outcome === 'undecided' ? st.yellow('undecided') : st.red('none');
+    io.out.write(`  ${word}  ${v.summary}\n`);
+  }
   io.out.write(`\n${st.bold(`Best under the SLA${result.simulated ? ' (SIMULATED)' : ''}`)}\n`);
   if (lines.length === 0) io.out.write('  no candidate met the SLA in any scenario\n');
   else {

@@ -68,9 +68,10 @@ options:
   --sim-perturb N       simulated engine: hidden, seeded efficiency factors per
                         framework and flag value (a ground truth no cost model
                         knows; the factors are never printed)
-  --repeats N           re-measure each finalist N times, each on a freshly
-                        started server, before naming a winner (default 3; 0 off)
-  --finalists N         finalists per framework and scenario (default 2)
+  --repeats N           at most N rounds of repeats, each on a freshly started
+                        server, while the verdict is undecided (default: the
+                        plan's verdict.max_repeats, 8; 0 off)
+  --finalists N         contenders repeated per framework and scenario (default 2)
   --accept-new-host-key ssh: add an unknown host key to known_hosts (a changed
                         key is always refused)
   --help-dir DIR        captured --help texts to render and check commands with

@@ -46,9 +46,12 @@ export function standingsOf(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: read
   const out = new Map<string, Standing>();
   for (const sc of plan.scenarios) {
     const top = scenarioVerdict(work, sc.name).ranked[0];
-    if (!top || !(top.score > 0)) continue;
-    const below = work.filter((w) => w.scenario === sc.name && w.framework === top.framework && pyStr(pyGet(w.row, 'candidate_id') ?? '') === top.candidate && pyGet(w.row, 'trial.mode') === 'search' && w.verdict.passed).map((w) => pyFloat(pyGet(w.row, 'trial.rate')) ?? 0).filter((r) => r < top.score);
-    out.set(sc.name, { lo: top.score, hi: top.interval[1], fallback: below.length ? Math.max(...below) : top.score });
+    // The search's own confirmed rate (not the mean over launches): the race reasons in offered rates.
+    if (!top) continue;
+    const lo = top.confirmed ?? top.score;
+    if (!(lo > 0)) continue;
+    const below = work.filter((w) => w.scenario === sc.name && w.framework === top.framework && pyStr(pyGet(w.row, 'candidate_id') ?? '') === top.candidate && pyGet(w.row, 'trial.mode') === 'search' && w.verdict.passed).map((w) => pyFloat(pyGet(w.row, 'trial.rate')) ?? 0).filter((r) => r < lo);
+    out.set(sc.name, { lo, hi: top.lowestFail ?? top.interval[1], fallback: below.length ? Math.max(...below) : lo });
   }
   return out;
 }
@@ -59,7 +62,7 @@ export function decidedScenarios(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows:
   const out = new Map<string, number>();
   for (const sc of plan.scenarios) {
     const v = scenarioVerdict(work, sc.name);
-    if (v.decided && v.winner) out.set(sc.name, v.winner.interval[0]);
+    if (v.decided && v.winner) out.set(sc.name, v.winner.confirmed ?? v.winner.interval[0]);
   }
   return out;
 }

@@ -189,13 +189,16 @@ export class Race {
   }
 }
 
-/** The rate-search bounds around a predicted knee `h`: 0.6h..1.25h, closed at 5% of h (the verdict's margin is 20%). */
+/**
+ * The rate-search bounds around a predicted knee `h`: 0.6h..1.25h, closed as the plan's search closes (qps.tolerance, or
+ * qps.rel_tolerance of the best passing rate: 2% by default, so that verdicts can separate differences of a few percent).
+ */
 export function searchAround<T extends { lower: number; upper: number; tolerance: number; maxRounds: number }>(plan: T, h: number): T {
   // Never below the plan's own lower bound: a rate the plan does not search is not an answer to it.
   const lower = Math.max(plan.lower, Number((0.6 * h).toPrecision(4)));
   const upper = Number((1.25 * h).toPrecision(4));
   if (upper <= lower) return plan;
-  return { ...plan, lower, upper, tolerance: Math.max(plan.tolerance, Number((0.05 * h).toPrecision(3))) };
+  return { ...plan, lower, upper };
 }
 
 /**

@@ -157,7 +157,8 @@ export async function runCandidate(ctx: RunContext, f: PlanFramework, cand: Cand
     return { cand, status: launched.status, reason: launched.reason, log: ctx.dir.rel(logFile) };
   }
   const server = launched.server;
-  let first = true;
+  // Shared by the launch's scenarios: only its first measured trial, in whichever scenario, is warmed up (trial.ts).
+  const warmth = { cold: true };
   let dead: { status: RowStatus; reason: string } | undefined;
   try {
     for (const sc of ctx.plan.scenarios) {
@@ -167,8 +168,7 @@ export async function runCandidate(ctx: RunContext, f: PlanFramework, cand: Cand
         recordNotRun(ctx, f, cand, dead.status, `not measured: ${dead.reason}`, 'crash', ctx.dir.rel(logFile), [sc]);
         continue;
       }
-      const r = await runScenario(ctx, { f, cand, sc, server, logFile }, first);
-      first = false;
+      const r = await runScenario(ctx, { f, cand, sc, server, logFile }, warmth);
       if (r === 'cancelled') return 'cancelled';
       if (r !== 'ok') dead = { status: r.status, reason: r.reason };
     }

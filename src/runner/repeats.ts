@@ -1,17 +1,22 @@
-// Before a winner is named: each framework's finalists per scenario (by default the best two) re-measured at their best point, each repeat on a freshly started server.
+// Before a winner is named: each framework's contenders per scenario re-measured at their best point, each repeat on a
+// freshly started server, round by round while the framework's verdict is undecided (at least --repeats rounds, at
+// most the plan's verdict.max_repeats): every launch adds one capacity sample to the test (core/results/decide.ts).
 import type { Candidate } from '../core/candidates/candidate';
 import type { PlanFramework } from '../core/plan/types';
 import { fromPlainJson, type PyObject } from '../core/py/json';
 import { prepareWork } from '../core/results/report/work';
-import { DECISION_MARGIN, scenarioVerdict } from '../core/results/verdict';
+import { DECISION_MARGIN, scenarioVerdict, type CandidateScore, type ScenarioVerdict } from '../core/results/verdict';
 import { trialKey } from './artifacts';
 import { launch, serverLogFile, stop } from './candidate';
 import { WARMUP_FIRST_TRIAL, type RunContext } from './context';
+import { nextLocalRate } from './local-search';
 import { measure, warmUpAt } from './trial';
 import type { TrialRef } from './types';
 
 export const DEFAULT_REPEATS = 3;
 export const DEFAULT_FINALISTS = 2;
+/** verdict.max_repeats when a plan does not say (core/plan reads the plan's). */
+export const DEFAULT_MAX_REPEATS = 8;
 
 /** A point to repeat: a scenario and the rate and concurrency its best SLA-passing trial ran at. */
 interface RepeatPoint {
@@ -29,23 +34,35 @@ function pointOf(row: PyObject, scenario: string): RepeatPoint | undefined {
   return { scenario, rate, concurrency: typeof c === 'number' ? c : null };
 }
 
-/** Per candidate, the points it repeats: it is among the framework's `k` best in those scenarios and within the decision margin of the best. */
+/** The framework's own rows (not its repeats' when `withRepeats` is false), prepared as the report prepares them. */
+function frameworkWork(ctx: RunContext, f: PlanFramework, withRepeats: boolean) {
+  const rows = ctx.ledger.rowsOf(f.framework).filter((r) => withRepeats || (r.trial as { mode?: string } | undefined)?.mode !== 'repeat');
+  return prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], sla: ctx.plan.sla });
+}
+
+/**
+ * The candidates still in question in one scenario, best first: the leader and every candidate the test has not
+ * separated from it (a decided scenario whose leader has a single launch still repeats the leader, so that the run
+ * measures its launch noise). `floor` (adaptive): a leader that cannot reach the run's leader needs no repeats.
+ */
+export function inQuestion(v: ScenarioVerdict, floor: number): CandidateScore[] {
+  const top = v.winner;
+  if (!top || (top.lowestFail ?? top.interval[1]) * (1 + DECISION_MARGIN) <= floor) return [];
+  if (v.outcome === 'undecided') return [top, ...v.ties];
+  return (top.launches?.length ?? 1) < 2 ? [top] : [];
+}
+
+/** Per candidate, the points it repeats this round: it is still in question in those scenarios (at most `k` a scenario). */
 export function finalists(ctx: RunContext, f: PlanFramework, k: number, floor?: ReadonlyMap<string, number>): Map<Candidate, RepeatPoint[]> {
-  const rows = ctx.ledger.rowsOf(f.framework).filter((r) => (r.trial as { mode?: string } | undefined)?.mode !== 'repeat');
-  const work = prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], sla: ctx.plan.sla });
+  const work = frameworkWork(ctx, f, true);
+  const settings = ctx.plan.bench.verdict;
   const out = new Map<Candidate, RepeatPoint[]>();
   for (const sc of ctx.plan.scenarios) {
-    const ranked = scenarioVerdict(work, sc.name).ranked;
-    const top = ranked[0];
-    // A candidate already clear of the framework's best (by more than the decision margin) cannot change a verdict: no repeats.
+    const v = scenarioVerdict(work, sc.name, { minEffect: settings?.minEffect, alpha: settings?.alpha, maxRepeats: settings?.maxRepeats });
     // Among contenders with the same score, one already chosen for another scenario goes first: its fresh server
     // measures both points, so the repeats cost one launch instead of two.
     const chosen = (id: string) => [...out.keys()].some((c) => c.id === id);
-    // `floor`: the run's leader per scenario (adaptive): a framework's best that cannot reach it needs no repeats either.
-    const lead = floor?.get(sc.name) ?? 0;
-    const contenders = ranked
-      .filter((c) => top && c.interval[1] * (1 + DECISION_MARGIN) > Math.max(top.interval[0], lead))
-      .sort((a, b) => b.score - a.score || Number(chosen(b.candidate)) - Number(chosen(a.candidate)));
+    const contenders = inQuestion(v, floor?.get(sc.name) ?? 0).sort((a, b) => b.score - a.score || Number(chosen(b.candidate)) - Number(chosen(a.candidate)));
     for (const s of contenders.slice(0, k)) {
       const cand = f.candidates.find((c) => c.id === s.candidate);
       const point = pointOf((work[s.row] as { row: PyObject }).row, sc.name);
@@ -61,12 +78,55 @@ function refOf(f: PlanFramework, cand: Candidate, p: RepeatPoint, round: number,
   return ref;
 }
 
-/** One repeat of a finalist: a fresh server, each of its points measured once, torn down. False when cancelled. */
+/** How a repeat's point went: its rows' verdicts, or the server died, or the run was cancelled. */
+type PointEnd = 'ok' | 'dead' | 'cancelled';
+
+/**
+ * One point of a repeat launch: a short local search around the rate the search confirmed (local-search.ts), each
+ * trial keyed by its rate and the repeat's round, a finished one read back from the ledger. The first trial of the
+ * launch follows a warm-up at its rate (a cold server reads 5-30x slower).
+ */
+async function repeatPoint(ctx: RunContext, s: ScenarioRunOf, f: PlanFramework, cand: Candidate, p: RepeatPoint, round: number, digest: string, warm: boolean): Promise<PointEnd> {
+  const rounds: Array<{ rate: number; passed: boolean }> = [];
+  let first = warm;
+  for (;;) {
+    const at = p.rate === 'inf' ? (rounds.length ? undefined : 'inf') : nextLocalRate(p.rate, rounds);
+    if (at === undefined || ctx.aborted) return 'ok';
+    const ref = refOf(f, cand, { ...p, rate: at }, round, digest);
+    const prev = ctx.ledger.finished(ref.key, cand);
+    let row = prev;
+    if (!row) {
+      if (first && (await warmUpAt(ctx, s, at, p.concurrency)) === 'cancelled') return 'cancelled';
+      const r = await measure(ctx, s, ref, first ? WARMUP_FIRST_TRIAL : 1);
+      first = false;
+      if (r === 'cancelled') return 'cancelled';
+      if (r.dead) return 'dead';
+      row = r.row;
+    }
+    rounds.push({ rate: at === 'inf' ? Infinity : at, passed: (row.sla as { passed?: unknown } | undefined)?.passed === true });
+  }
+}
+
+type ScenarioRunOf = Parameters<typeof measure>[1];
+
+/** Whether a point's local search still has a trial to run, replaying its finished trials from the ledger. */
+function pendingInLedger(ctx: RunContext, f: PlanFramework, cand: Candidate, p: RepeatPoint, round: number, digest: string): boolean {
+  const rounds: Array<{ rate: number; passed: boolean }> = [];
+  for (;;) {
+    const at = p.rate === 'inf' ? (rounds.length ? undefined : 'inf') : nextLocalRate(p.rate, rounds);
+    if (at === undefined) return false;
+    const row = ctx.ledger.finished(refOf(f, cand, { ...p, rate: at }, round, digest).key, cand);
+    if (!row) return true;
+    rounds.push({ rate: at === 'inf' ? Infinity : at, passed: (row.sla as { passed?: unknown } | undefined)?.passed === true });
+  }
+}
+
+/** One repeat of a finalist: a fresh server, each of its points searched locally, torn down. False when cancelled. */
 async function repeatOnce(ctx: RunContext, f: PlanFramework, cand: Candidate, points: RepeatPoint[], round: number): Promise<boolean> {
   const scenarios = ctx.plan.scenarios;
-  const refs = points.map((p) => ({ p, ref: refOf(f, cand, p, round, ctx.ledger.digest(f.framework, cand, scenarios.find((s) => s.name === p.scenario) ?? scenarios[0]!)) }));
-  const todo = refs.filter((x) => !ctx.ledger.finished(x.ref.key, cand));
-  if (todo.length === 0) return true;
+  const digestOf = (p: RepeatPoint) => ctx.ledger.digest(f.framework, cand, scenarios.find((x) => x.name === p.scenario) ?? scenarios[0]!);
+  // A resumed run whose ledger holds every trial of this repeat's local searches launches nothing.
+  if (points.every((p) => !pendingInLedger(ctx, f, cand, p, round, digestOf(p)))) return true;
   const logFile = serverLogFile(ctx, f, `${cand.id}-repeat${round}`);
   const launched = await launch(ctx, f, cand, logFile, 'repeat');
   if (!launched.ok) {
@@ -76,15 +136,13 @@ async function repeatOnce(ctx: RunContext, f: PlanFramework, cand: Candidate, po
   }
   try {
     let warm = true;
-    for (const { p, ref } of todo) {
-      const sc = scenarios.find((s) => s.name === p.scenario);
+    for (const p of points) {
+      const sc = scenarios.find((x) => x.name === p.scenario);
       if (!sc || ctx.aborted) break;
-      const s = { f, cand, sc, server: launched.server, logFile };
-      if (warm && (await warmUpAt(ctx, s, p.rate, p.concurrency)) === 'cancelled') return false;
-      const r = await measure(ctx, s, ref, warm ? WARMUP_FIRST_TRIAL : 1);
+      const end = await repeatPoint(ctx, { f, cand, sc, server: launched.server, logFile }, f, cand, p, round, digestOf(p), warm);
       warm = false;
-      if (r === 'cancelled') return false;
-      if (r.dead) break;
+      if (end === 'cancelled') return false;
+      if (end === 'dead') break;
     }
   } finally {
     await stop(ctx, f, cand, launched.server);
@@ -92,14 +150,19 @@ async function repeatOnce(ctx: RunContext, f: PlanFramework, cand: Candidate, po
   return !ctx.aborted;
 }
 
-/** The repeats of a framework's finalists, round by round (so an interrupted run still has whole rounds). */
+/**
+ * The repeats of a framework's contenders, round by round (so an interrupted run still has whole rounds): each round
+ * launches once more the candidates still in question (an undecided scenario's leader and contenders; a leader with
+ * a single launch), until none is, for at most --repeats rounds (else the plan's verdict.max_repeats). --repeats 0: none.
+ */
 export async function repeatFinalists(ctx: RunContext, f: PlanFramework, floor?: ReadonlyMap<string, number>): Promise<void> {
-  const n = ctx.opts.repeats ?? DEFAULT_REPEATS;
-  if (n <= 0 || ctx.aborted) return;
-  const chosen = finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS, floor);
-  if (chosen.size === 0) return;
-  ctx.log('info', `${f.framework}: re-measuring ${[...chosen.keys()].map((c) => c.id).join(', ')} ${n} time(s), each on a fresh server`);
-  for (let round = 1; round <= n; round++) {
+  // --repeats N (the run's option) caps the rounds; else the plan's verdict.max_repeats (default 8).
+  const max = ctx.opts.repeats ?? ctx.plan.bench.verdict?.maxRepeats ?? DEFAULT_MAX_REPEATS;
+  if (max <= 0 || ctx.aborted) return;
+  for (let round = 1; round <= max; round++) {
+    const chosen = finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS, floor);
+    if (chosen.size === 0) return;
+    ctx.log('info', `${f.framework}: repeat ${round}: ${[...chosen.keys()].map((c) => c.id).join(', ')} on a fresh server (still in question)`);
     if (ctx.slots.size > 1) {
       // Several launches at once (slurm): a round's finalists in parallel, each holding one of the run's slots.
       const done = await Promise.all([...chosen].map(([cand, points]) => ctx.slots.run(() => repeatOnce(ctx, f, cand, points, round))));

@@ -77,7 +77,26 @@ export function buildRunReport(i: SummaryInput): ReportModel {
 
 function candidateJson(model: ReportModel, c: VerdictCandidate): Record<string, unknown> {
   const row = model.candidates[c.row];
-  return { framework: c.framework, candidate: c.candidate, req_per_s: c.score, interval: c.interval, basis: c.basis, repeats: c.repeats, repeats_passed: c.repeatsPassed, server_command: row?.serverCommand ?? null };
+  return { framework: c.framework, candidate: c.candidate, req_per_s: c.score, interval: c.interval, interval_kind: c.interval_kind ?? null, basis: c.basis, launches: c.launches ?? 1, capacities: c.capacities ?? null, repeats: c.repeats, repeats_passed: c.repeatsPassed, server_command: row?.serverCommand ?? null };
+}
+
+/** A scenario's verdict as summary.json carries it: the outcome, the effect and its interval, the launches. */
+function scenarioJson(model: ReportModel, v: ReportModel['verdicts'][number]): Record<string, unknown> {
+  return {
+    scenario: v.scenario,
+    outcome: v.outcome ?? (v.decided ? 'winner' : v.winner ? 'undecided' : 'none'),
+    decided: v.decided,
+    winner: v.winner ? candidateJson(model, v.winner) : null,
+    effect: v.effect ?? null,
+    ci: v.ci ?? null,
+    level: v.level ?? null,
+    min_effect: v.min_effect ?? null,
+    launches: Object.fromEntries([v.winner, ...v.ties].filter((c): c is VerdictCandidate => c !== null).map((c) => [`${c.framework} ${c.candidate}`, c.launches ?? 1])),
+    noise: v.noise ?? null,
+    stop: v.stop ?? null,
+    ties: v.ties.map((t) => candidateJson(model, t)),
+    summary: v.summary,
+  };
 }
 
 /** summary.json: per scenario the winner (or null), its interval and repeats, the candidates tied with it, and whether it is decided. */
@@ -86,7 +105,7 @@ export function summaryJson(model: ReportModel, runId: string): Record<string, u
     run_id: runId,
     simulated: model.simulatedRows > 0,
     sla: Object.fromEntries(model.sla.map((f) => [f.label, f.value])),
-    scenarios: model.verdicts.map((v) => ({ scenario: v.scenario, decided: v.decided, winner: v.winner ? candidateJson(model, v.winner) : null, ties: v.ties.map((t) => candidateJson(model, t)), summary: v.summary })),
+    scenarios: model.verdicts.map((v) => scenarioJson(model, v)),
   };
 }
 

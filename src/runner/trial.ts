@@ -12,8 +12,8 @@ import { WARMUP_FIRST_TRIAL, WARMUP_LATER, type RunContext } from './context';
 import { DEFAULT_PORTS, portFlag } from './launch-env';
 import { MAX_LENGTHEN, steadyRequests } from '../core/plan/bench';
 import { belowFloor, searchAbove, searchAround, searchBeyond } from '../predict/race';
-import { bracketOf, describeSearch, newSearch, nextRate, recordRound, type RateSearchConfig, type RateSearchEnd } from './rate-search';
-import { judge, measuredRow, metricsBlock, placedRowContext } from './row-builder';
+import { bracketOf, describeSearch, newSearch, nextRate, recordRound, willRecheck, type PriorVerdict, type RateSearchConfig, type RateSearchEnd } from './rate-search';
+import { judge, measuredRow, metricsBlock, placedRowContext, type RowTrial } from './row-builder';
 import { inversionOf, logNotesSince, logSize, paceOf, settleFlush, validityOf, type RoundPoint, type Validity } from './trial-checks';
 import { failureOf, type LiveServer } from './server';
 import { floorOf, removedOf, withFloorProbe } from './ttft-floor';
@@ -37,17 +37,42 @@ function emitResumed(ctx: RunContext, ref: TrialRef, row: ResultRow): void {
   ctx.emit({ type: 'trial-end', ...ref, status: row.status, slaPassed: row.sla?.passed === true, reasons: row.sla?.reasons ?? [], requestThroughput: m.request_throughput ?? null, p50TtftMs: m.p50_ttft_ms ?? null, p50TpotMs: m.p50_tpot_ms ?? null, resumed: true });
 }
 
-/** 'ok', 'cancelled', or the failure that ended the server (its trial row is written). */
-export async function runScenario(ctx: RunContext, s: ScenarioRun, firstOfCandidate: boolean): Promise<'ok' | 'cancelled' | { status: RowStatus; reason: string }> {
+/** One server launch, shared by the scenarios it measures: whether its first measured trial is still to come. */
+export interface LaunchWarmth {
+  cold: boolean;
+}
+
+/** Measures a trial of a scenario's loop on its server; `supersede` says, from the trial's verdict, whether it will be measured again. */
+type MeasureOne = (ref: TrialRef, rounds?: readonly RoundPoint[], supersede?: (passed: boolean) => boolean) => Promise<Measured>;
+
+/** A row's verdict as the search reads it: measured, and within the SLA. */
+const passedOf = (row: ResultRow): boolean => row.status === 'ok' && row.sla?.passed === true;
+
+/** 'ok', 'cancelled', or the failure that ended the server (its trial row is written). `launch` is the server's, across its scenarios. */
+export async function runScenario(ctx: RunContext, s: ScenarioRun, launch: LaunchWarmth): Promise<'ok' | 'cancelled' | { status: RowStatus; reason: string }> {
   const fw = s.f.framework;
   const b = ctx.plan.bench;
-  let warm = firstOfCandidate;
-  const measureOne = async (ref: TrialRef, rounds: readonly RoundPoint[] = []): Promise<Measured> => {
-    const r = await measure(ctx, s, ref, warm ? WARMUP_FIRST_TRIAL : WARMUP_LATER, rounds);
-    warm = false;
+  const measureOne: MeasureOne = async (ref, rounds = [], supersede) => {
+    let freshWarmup: number | undefined;
+    if (launch.cold) {
+      // The launch's first measured trial (whatever its scenario or round; replayed trials of a resumed run do not count)
+      // gets the warm-up a repeat's first point gets: measured cold, a server reads several times slower than it runs
+      // once warm (the simulator's first searched rate showed a TTFT of 210 ms that fell to 90 ms at a higher rate), and
+      // a search would take that for the server's limit. Once per launch: later trials follow measured ones.
+      const w = await warmUpAt(ctx, s, ref.rate, ref.concurrency);
+      if (w === 'cancelled') return w;
+      launch.cold = false;
+      freshWarmup = w;
+    }
+    const r = await measure(ctx, s, ref, freshWarmup !== undefined ? WARMUP_FIRST_TRIAL : WARMUP_LATER, rounds, { ...(freshWarmup !== undefined ? { freshWarmup } : {}), ...(supersede ? { supersede } : {}) });
     if (r === 'cancelled') return r;
     if (r.dead) return { status: r.row.status, reason: r.row.failure_reason ?? 'the server is gone' };
     return r.row;
+  };
+  // Verdicts of the fixed points, per concurrency: a search round that contradicts one is measured again (rate-search.ts).
+  const prior = new Map<number | null, PriorVerdict[]>();
+  const addPrior = (p: { rate: number | 'inf'; concurrency: number | null }, row: ResultRow) => {
+    if (typeof p.rate === 'number' && row.status === 'ok') prior.set(p.concurrency, [...(prior.get(p.concurrency) ?? []), { rate: p.rate, passed: passedOf(row) }]);
   };
   for (const p of b.fixed) {
     const ref: TrialRef = { framework: fw, candidateId: s.cand.id, scenario: s.sc.name, mode: 'fixed', rate: p.rate, concurrency: p.concurrency, round: 0, key: '' };
@@ -55,27 +80,29 @@ export async function runScenario(ctx: RunContext, s: ScenarioRun, firstOfCandid
     const prev = ctx.ledger.finished(ref.key, s.cand);
     if (prev) {
       emitResumed(ctx, ref, prev);
+      addPrior(p, prev);
       continue;
     }
     const r = await measureOne(ref);
     if (ended(r)) return r;
+    addPrior(p, r);
   }
   if (!b.search) return 'ok';
   for (const c of b.search.concurrencies) {
-    const r = await rateSearch(ctx, s, c, measureOne);
+    const r = await rateSearch(ctx, s, c, measureOne, prior.get(c) ?? []);
     if (r !== 'ok') return r;
   }
   return 'ok';
 }
 
-async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, measureOne: (ref: TrialRef, rounds: readonly RoundPoint[]) => Promise<Measured>): Promise<'ok' | 'cancelled' | { status: RowStatus; reason: string }> {
+async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, measureOne: MeasureOne, prior: readonly PriorVerdict[]): Promise<'ok' | 'cancelled' | { status: RowStatus; reason: string }> {
   const spec = ctx.plan.bench.search;
   if (!spec) return 'ok';
   // The adaptive strategy starts at the predicted knee, no lower than the floor under which the candidate can neither
   // win nor tie; failing there ends the search, and a search that does not bracket the limit otherwise goes on over the plan's bounds.
   const { knee, floor } = ctx.searchHints.get(searchHintKey(s.f.framework, s.cand.id, s.sc.name)) ?? {};
   const first = searchAbove(knee ? searchAround(spec, knee) : spec, floor);
-  const r = await searchOnce(ctx, s, c, first, measureOne);
+  const r = await searchOnce(ctx, s, c, first, measureOne, prior);
   const label = `${s.f.framework} ${s.cand.id} ${s.sc.name}`;
   if (typeof r === 'object' && 'end' in r && belowFloor(first, r.end, floor)) {
     const note = `stopped: ${first.lower} req/s fails the SLA, and under it the candidate can neither win nor tie with the leader (adaptive)`;
@@ -90,7 +117,8 @@ async function rateSearch(ctx: RunContext, s: ScenarioRun, c: number | null, mea
   if (first !== spec && typeof r === 'object' && 'end' in r && (r.end === 'lower-fails' || r.end === 'upper-passes')) {
     const next = searchBeyond(spec, first, r.end, r.best ?? first.upper);
     ctx.log('info', `${label}: the search ${knee ? `around the predicted ${knee} req/s` : `from ${first.lower} req/s`} ended ${r.end}; searching ${next.lower}..${next.upper} req/s`);
-    const again = await searchOnce(ctx, s, c, next, measureOne);
+    // The first search's verdicts were measured on this launch too: the second must agree with them.
+    const again = await searchOnce(ctx, s, c, next, measureOne, [...prior, ...r.verdicts]);
     return typeof again === 'object' && 'end' in again ? 'ok' : again;
   }
   return typeof r === 'object' && 'end' in r ? 'ok' : r;
@@ -117,33 +145,44 @@ function reproduceUrl(s: ScenarioRun): string {
 /** A search's key in the manifest's searches and brackets. */
 const searchLabel = (s: ScenarioRun, c: number | null): string => `${s.cand.id} ${s.sc.name} c=${c ?? 'none'}`;
 
-/** One rate search over `spec`: how it ended, or 'cancelled' / the failure that ended the server. */
-async function searchOnce(ctx: RunContext, s: ScenarioRun, c: number | null, spec: RateSearchConfig, measureOne: (ref: TrialRef, rounds: readonly RoundPoint[]) => Promise<Measured>): Promise<{ end: RateSearchEnd | undefined; best: number | undefined } | 'cancelled' | { status: RowStatus; reason: string }> {
+/**
+ * One rate search over `spec`: how it ended and its verdicts that count, or 'cancelled' / the failure that ended the
+ * server. `prior`: verdicts measured before it on this launch (scenario and concurrency alike) that its rounds must agree with.
+ */
+async function searchOnce(ctx: RunContext, s: ScenarioRun, c: number | null, spec: RateSearchConfig, measureOne: MeasureOne, prior: readonly PriorVerdict[]): Promise<{ end: RateSearchEnd | undefined; best: number | undefined; verdicts: PriorVerdict[] } | 'cancelled' | { status: RowStatus; reason: string }> {
   const fw = s.f.framework;
   const label = searchLabel(s, c);
-  const state = newSearch();
-  const points: RoundPoint[] = [];
+  const state = newSearch(prior);
+  const points: Array<RoundPoint & { round: number }> = [];
   for (let rate = nextRate(spec, state); rate !== undefined; rate = nextRate(spec, state)) {
     const ref: TrialRef = { framework: fw, candidateId: s.cand.id, scenario: s.sc.name, mode: 'search', rate, concurrency: c, round: state.rounds.length + 1, key: '' };
     ref.key = trialKey(ref, ctx.ledger.digest(fw, s.cand, s.sc));
     let row = ctx.ledger.finished(ref.key, s.cand);
     if (row) emitResumed(ctx, ref, row);
     else {
-      const r = await measureOne(ref, points);
+      // A verdict that contradicts an earlier one is measured again in the next round (nextRate asks for it): its row is
+      // kept, marked superseded, so a resumed run replays both rounds and the report counts the second.
+      const r = await measureOne(ref, points, (passed) => willRecheck(state, rate, passed));
       if (ended(r)) {
         if (r !== 'cancelled') ctx.fwState(fw).searches[label] = `${describeSearch(state, spec)}; ended in round ${ref.round}: ${r.reason}`;
         return r;
       }
       row = r;
     }
-    recordRound(state, rate, row.status === 'ok' && row.sla?.passed === true);
-    if (row.status === 'ok') points.push({ rate, checks: judge(row, ctx.plan.sla).checks });
+    const round = recordRound(state, rate, passedOf(row));
+    if (round.recheck) {
+      const first = state.rounds[round.round - 2];
+      ctx.log('info', `${fw} ${s.cand.id} ${s.sc.name} @ ${rate} req/s: measured again, ${round.passed ? 'passes' : 'fails'} (round ${round.round - 1} ${first?.passed ? 'passed' : 'failed'}); the second verdict stands`);
+      const i = points.findIndex((p) => p.round === round.round - 1);
+      if (i >= 0) points.splice(i, 1);
+    }
+    if (row.status === 'ok') points.push({ rate, round: round.round, checks: judge(row, ctx.plan.sla).checks });
   }
   const text = describeSearch(state, spec);
   ctx.fwState(fw).brackets[label] = bracketOf(spec, state);
   ctx.fwState(fw).searches[label] = text;
   ctx.log('info', `${fw} ${s.cand.id} ${s.sc.name} (concurrency ${c ?? 'unlimited'}): rate search ${text}`);
-  return { end: state.done, best: state.best };
+  return { end: state.done, best: state.best, verdicts: state.rounds.filter((x) => !x.superseded).map((x) => ({ rate: x.rate, passed: x.passed })) };
 }
 
 /** A trial outcome as a row status and reason; dead: the server or the connection is gone. */
@@ -243,7 +282,7 @@ export const FRESH_WARMUP_S = 5;
  * results discarded: a repeat then starts as warm as the search's later rounds, which ran after lower-rate rounds
  * (measured on the simulator: without it, repeats' first trials read 5-30x the search's TTFT at the same rate).
  */
-export async function warmUpAt(ctx: RunContext, s: ScenarioRun, rate: number | 'inf', concurrency: number | null): Promise<'ok' | 'cancelled'> {
+export async function warmUpAt(ctx: RunContext, s: ScenarioRun, rate: number | 'inf', concurrency: number | null): Promise<number | 'cancelled'> {
   const numPrompts = ctx.plan.bench.numPrompts;
   const wanted = rate === 'inf' ? numPrompts : Math.max(numPrompts, Math.ceil(rate * FRESH_WARMUP_S));
   const workload = ctx.workloads.for(s.sc, WARMUP_PROMPT_SET, Math.min(MAX_LENGTHEN, Math.ceil(wanted / numPrompts)));
@@ -253,7 +292,7 @@ export async function warmUpAt(ctx: RunContext, s: ScenarioRun, rate: number | '
     onConnectionLost: (fn) => (s.server.executor ?? ctx.target.executor).onConnectionLost((e) => fn(e.message)),
     onProgress: () => undefined,
   });
-  return outcome.kind === 'cancelled' ? 'cancelled' : 'ok';
+  return outcome.kind === 'cancelled' ? 'cancelled' : workload.rows.length;
 }
 
 /** A trial invalid only because of the measuring machine (client-bound, host-bound) is measured again this many times. */
@@ -329,8 +368,16 @@ async function attempts(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings
   }
 }
 
+/** What the caller knows of a trial beyond its ref: the launch's warm-up before it, and whether its verdict will be measured again. */
+export interface MeasureOptions {
+  /** Requests of the fresh server's warm-up (warmUpAt) right before this trial, the launch's first measured one. */
+  freshWarmup?: number;
+  /** From the trial's verdict (measured and within the SLA): true when the search will measure it again, and this row only stays on record. */
+  supersede?: (passed: boolean) => boolean;
+}
+
 /** One trial: the row it produced (dead: the server or the connection is gone), or 'cancelled' (no row). */
-export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, warmup: number, rounds: readonly RoundPoint[] = []): Promise<{ row: ResultRow; dead: boolean } | 'cancelled'> {
+export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, warmup: number, rounds: readonly RoundPoint[] = [], opts: MeasureOptions = {}): Promise<{ row: ResultRow; dead: boolean } | 'cancelled'> {
   const fw = s.f.framework;
   const speed = ctx.speed;
   const b = ctx.plan.bench;
@@ -380,6 +427,12 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     ...(result ? { pace: paceOf(result.records, ref.rate !== 'inf', speed), cachePolicy: result.flushCache === 'ok' ? 'flushed' : 'fresh-prompts' } : {}),
     ...(validity ? { validity } : {}),
   });
+  const trial = row.trial as RowTrial & { launch_warmup_requests?: number; superseded?: boolean };
+  if (opts.freshWarmup !== undefined) trial.launch_warmup_requests = opts.freshWarmup;
+  if (opts.supersede?.(passedOf(row))) {
+    trial.superseded = true;
+    ctx.log('warn', `${fw} ${s.cand.id} ${s.sc.name} @ ${ref.rate} req/s: ${passedOf(row) ? 'passes although a rate at or under it failed' : 'fails although a rate at or over it passed'}; measuring it again before it counts`);
+  }
   if (s.server.simulated && !ctx.target.simulated && !ctx.manifest.note) {
     ctx.manifest.note = `SIMULATED: ${fw} ${s.cand.id} answered as the built-in simulated engine on ${ctx.opts.target}; its rows are marked simulated.`;
     ctx.log('warn', ctx.manifest.note);

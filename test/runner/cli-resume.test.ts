@@ -102,7 +102,7 @@ describe('autobench run (CLI)', () => {
 
         // Every search ran to its end: replaying its verdicts asks for no further round (the grid's searches start at
         // the plan's bounds; adaptive ones at the predicted knee, and some candidates are skipped by prediction).
-        const cfg = { lower: 0, upper: 40, tolerance: 1, maxRounds: 3 };
+        const cfg = { lower: 0, upper: 40, tolerance: 1, relTolerance: 0.02, maxRounds: 3 };
         for (const fw of strategy === 'grid' ? ['sglang', 'vllm'] : []) {
           for (const cand of ['baseline', 'c1']) {
             for (const sc of ['chat', 'long']) {

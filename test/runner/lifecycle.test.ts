@@ -24,7 +24,7 @@ describe('runner lifecycle on the simulated engine', () => {
       const run = await runOnSim(plan, { outDir: path.join(dir, 'run'), skipSmoke: true, strategy: 'grid' });
       const rounds = run.result.rows.filter((r) => r.framework === 'vllm');
       assert.deepEqual(rounds.map((r) => r.trial?.rate), [40, 20, 10, 5, 2.5]);
-      const cfg = { lower: 0, upper: 40, tolerance: 0.5, maxRounds: 4 };
+      const cfg = { lower: 0, upper: 40, tolerance: 0.5, relTolerance: 0.02, maxRounds: 4 };
       const state = newSearch();
       for (const r of rounds) {
         assert.equal(r.status, 'ok');

@@ -94,7 +94,7 @@ describe('summary panel in headless Chromium', { skip: skipWhenMissing(SKIP ? 'A
       assert.equal(await page.locator('#not-selected-table tbody tr').count(), 7);
       // The verdict per scenario, the same as the Markdown's: one article per scenario, decided or a tie.
       assert.equal(await page.locator('#verdict-list article.verdict').count(), await page.locator('#cross-table tbody tr').evaluateAll((rows) => new Set(rows.map((r) => r.querySelector('td')?.textContent)).size));
-      assert.match((await page.locator('#verdict-list article.verdict').first().textContent()) ?? '', /^chat: (winner|tie)/);
+      assert.match((await page.locator('#verdict-list article.verdict').first().textContent()) ?? '', /^chat: (winner|equivalent|undecided)/);
       // Counts are per candidate, not per row, and trials apart: the same headline as the Markdown's Outcome.
       assert.equal((await page.textContent('#candidate-count'))?.trim(), '11');
       assert.match((await page.textContent('#trial-count')) ?? '', /^8 trials, 7 within the SLA$/);

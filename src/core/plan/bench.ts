@@ -1,12 +1,21 @@
 // A plan's workload and trial settings: endpoint, dataset, prompts and seed, fixed (rate, concurrency) points and the rate search.
 import { isObj, listOf, num, objAt, str, strOrNum, type Obj } from './read-json';
-import type { BenchSettings, Endpoint, SearchSpec, TrialPoint } from './types';
+import type { BenchSettings, Endpoint, SearchSpec, TrialPoint, VerdictSettings } from './types';
 
 export const DEFAULT_NUM_PROMPTS = 80;
 export const DEFAULT_SEED = 1;
-/** The playbook's default for qps.max_rounds. */
+/** The playbook's default for qps.max_rounds (its validator's parity); the runner's cap when a plan sets none is DEFAULT_SEARCH_ROUNDS. */
 export const DEFAULT_MAX_ROUNDS = 5;
 export const DEFAULT_TOLERANCE = 0.1;
+/** qps.rel_tolerance: the bracket closes once it is this fraction of the best passing rate (or qps.tolerance, the wider). */
+export const DEFAULT_REL_TOLERANCE = 0.02;
+/**
+ * The runner's bisection cap when the plan sets no qps.max_rounds: enough halvings for a 2% bracket from the usual bounds
+ * (a 0..upper bracket is 2^-10 of upper after 10 rounds), where the playbook's 5 leaves ~3% of upper even on a knee at upper.
+ */
+export const DEFAULT_SEARCH_ROUNDS = 10;
+/** The `verdict:` block's defaults (issue 26): differences under 3% are "equivalent", at most 8 repeats, 95% intervals. */
+export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 8, alpha: 0.05 };
 
 /** A trial may grow to this many times the plan's prompts before a too-short measurement is called invalid. */
 export const MAX_LENGTHEN = 8;
@@ -28,8 +37,36 @@ function readSearch(bench: Obj, concurrencies: Array<number | null>, problems: s
   const upper = num(q.upper) as number;
   if (!(upper > 0)) problems.push('benchmark.qps.upper must be a positive request rate');
   const lower = Math.max(0, num(q.lower) ?? 0);
-  const maxRounds = Math.max(1, Math.floor(num(q.max_rounds) ?? DEFAULT_MAX_ROUNDS));
-  return { lower, upper, tolerance: num(q.tolerance) ?? DEFAULT_TOLERANCE, maxRounds, concurrencies };
+  const maxRounds = Math.max(1, Math.floor(num(q.max_rounds) ?? DEFAULT_SEARCH_ROUNDS));
+  let relTolerance = DEFAULT_REL_TOLERANCE;
+  if (q.rel_tolerance !== undefined && q.rel_tolerance !== null) {
+    const rel = num(q.rel_tolerance);
+    if (rel !== undefined && rel > 0 && rel <= 0.5) relTolerance = rel;
+    else problems.push('benchmark.qps.rel_tolerance must be a number in (0, 0.5]');
+  }
+  return { lower, upper, tolerance: num(q.tolerance) ?? DEFAULT_TOLERANCE, relTolerance, maxRounds, concurrencies };
+}
+
+/** The top-level `verdict:` block, every key filled with its default; a bad value goes to `problems` (and its default is kept). */
+export function readVerdict(root: Obj, problems: string[]): VerdictSettings {
+  const out: VerdictSettings = { ...DEFAULT_VERDICT };
+  if (root.verdict === undefined || root.verdict === null) return out;
+  if (!isObj(root.verdict)) {
+    problems.push('verdict must be a mapping (min_effect, max_repeats, alpha)');
+    return out;
+  }
+  const v = root.verdict;
+  const read = (key: string, ok: (x: number) => boolean, what: string): number | undefined => {
+    if (v[key] === undefined || v[key] === null) return undefined;
+    const x = num(v[key]);
+    if (x !== undefined && ok(x)) return x;
+    problems.push(`verdict.${key} must be ${what}`);
+    return undefined;
+  };
+  out.minEffect = read('min_effect', (x) => x >= 0 && x <= 0.5, 'a number in [0, 0.5]') ?? out.minEffect;
+  out.maxRepeats = read('max_repeats', (x) => Number.isInteger(x) && x >= 0, 'an integer of 0 or more') ?? out.maxRepeats;
+  out.alpha = read('alpha', (x) => x > 0 && x <= 0.5, 'a number in (0, 0.5]') ?? out.alpha;
+  return out;
 }
 
 function readConcurrencies(bench: Obj): Array<number | null> {
@@ -83,5 +120,6 @@ export function readBench(root: Obj, problems: string[]): BenchSettings {
     extraBody: objAt(bench.extra_request_body),
     fixed: fixedPoints(bench, concurrencies, search),
     search,
+    verdict: readVerdict(root, problems),
   };
 }

@@ -45,11 +45,23 @@ export interface TrialPoint {
 export interface SearchSpec {
   lower: number;
   upper: number;
-  /** Stop once the bracket is this narrow (req/s). */
+  /** Stop once the bracket is this narrow (req/s), or narrower than relTolerance × the best passing rate when that is wider. */
   tolerance: number;
-  /** At most this many rounds, the two bounds included. */
+  /** `qps.rel_tolerance` (default 0.02): the bracket's closing width as a fraction of the best passing rate. */
+  relTolerance: number;
+  /** At most this many bisection rounds after the bound probes: `qps.max_rounds`, else DEFAULT_SEARCH_ROUNDS (bench.ts). */
   maxRounds: number;
   concurrencies: Array<number | null>;
+}
+
+/** The top-level `verdict:` block: how the run decides between candidates (issue 26), always filled with its defaults. */
+export interface VerdictSettings {
+  /** `min_effect`: relative differences under this are reported as equivalent (default 0.03). */
+  minEffect: number;
+  /** `max_repeats`: at most this many extra launches per contender before the verdict is called undecided (default 8). */
+  maxRepeats: number;
+  /** `alpha`: the intervals' error rate, before the correction for how many are compared (default 0.05). */
+  alpha: number;
 }
 
 export type Endpoint = '/v1/completions' | '/v1/chat/completions' | '/generate';
@@ -69,6 +81,8 @@ export interface BenchSettings {
   fixed: TrialPoint[];
   /** The rate search under the SLA, per concurrency. */
   search: SearchSpec | undefined;
+  /** The top-level `verdict:` block (read here, beside the search it sizes), defaults filled in. */
+  verdict: VerdictSettings;
 }
 
 export interface VersionRecord {

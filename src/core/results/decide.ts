@@ -148,6 +148,49 @@ export interface CompareOptions {
   alpha?: number;
   /** Floor on each side's sd, relative to its own mean; default DEFAULT_MIN_REL_SD (0.005). */
   minRelSd?: number;
+  /**
+   * The run's launch-to-launch noise, pooled over every candidate with two or more launches (relative sd and its
+   * degrees of freedom: pooledNoise). Given, it replaces each side's own sd (at least minRelSd), so a candidate with one
+   * launch is compared too and a few launches each borrow the run's evidence; df is the pooled df.
+   */
+  pooled?: PooledNoise;
+}
+
+/** Pocock's nominal two-sided level per look for an overall 0.05 over K equally spaced looks (K = 1..10). */
+const POCOCK_05 = [0.05, 0.0294, 0.0221, 0.0182, 0.0158, 0.0142, 0.013, 0.012, 0.0112, 0.0106];
+
+/**
+ * The level each look may test at when a run looks at its data after every round of launches and stops once decided
+ * (optional stopping would otherwise inflate a wrong winner's chance: measured 25% at a 5% nominal with 8 looks, 20
+ * seeded runs of bench:resolution at no true difference): Pocock's constant boundary for `looks` looks, scaled to `alpha`.
+ */
+export function sequentialAlpha(alpha: number, looks: number): number {
+  const k = Math.max(1, Math.min(POCOCK_05.length, Math.round(looks)));
+  return alpha * ((POCOCK_05[k - 1] as number) / 0.05);
+}
+
+/** Launch-to-launch noise of a run: the relative sd pooled over candidates, and its degrees of freedom. */
+export interface PooledNoise {
+  relSd: number;
+  df: number;
+}
+
+/**
+ * The relative launch-to-launch sd pooled over candidates (each launch's capacity over its candidate's mean): the
+ * sum of squared relative deviations over the sum of (n − 1). Undefined when no candidate has two launches.
+ */
+export function pooledNoise(samples: ReadonlyArray<readonly number[]>): PooledNoise | undefined {
+  let ss = 0;
+  let df = 0;
+  for (const raw of samples) {
+    const xs = finite(raw);
+    if (xs.length < 2) continue;
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    if (!(mean > 0)) continue;
+    for (const x of xs) ss += (x / mean - 1) ** 2;
+    df += xs.length - 1;
+  }
+  return df > 0 ? { relSd: Math.sqrt(ss / df), df } : undefined;
 }
 
 /** a against b: how much more capacity a has. */
@@ -168,6 +211,14 @@ export interface CapacityComparison {
   level: number;
   /** Whether the sd floor raised either side's sd (identical or near-identical launches). */
   floored: boolean;
+}
+
+/** The standard error of meanA − meanB with the run's pooled relative noise on both sides (df: the pool's). */
+function pooledSe(a: { mean: number; n: number }, b: { mean: number; n: number }, p: PooledNoise, minRelSd: number): { va: number; vb: number; se: number; df: number; floored: boolean } {
+  const rel = Math.max(p.relSd, minRelSd);
+  const va = (rel * a.mean) ** 2 / a.n;
+  const vb = (rel * b.mean) ** 2 / b.n;
+  return { va, vb, se: Math.sqrt(va + vb), df: p.df, floored: rel > p.relSd };
 }
 
 /** Welch's standard error and df of meanA − meanB, with each side's sd floored at minRelSd × |its mean|. */
@@ -197,8 +248,9 @@ export function compareCapacities(a: readonly number[], b: readonly number[], op
   const diff = sa.mean - sb.mean;
   const relative = sb.mean > 0 ? sa.mean / sb.mean - 1 : null;
   const base = { meanA: sa.mean, meanB: sb.mean, nA: sa.n, nB: sb.n, diff, relative, level: 1 - alpha };
-  if (sa.n < 2 || sb.n < 2) return { ...base, diffCi: null, relativeCi: null, df: null, floored: false };
-  const w = welch(sa, sb, opts.minRelSd ?? DEFAULT_MIN_REL_SD);
+  const pooled = opts.pooled && sa.n >= 1 && sb.n >= 1 ? opts.pooled : undefined;
+  if (!pooled && (sa.n < 2 || sb.n < 2)) return { ...base, diffCi: null, relativeCi: null, df: null, floored: false };
+  const w = pooled ? pooledSe(sa, sb, pooled, opts.minRelSd ?? DEFAULT_MIN_REL_SD) : welch(sa, sb, opts.minRelSd ?? DEFAULT_MIN_REL_SD);
   const t = tQuantile(1 - alpha / 2, w.df);
   const diffCi: [number, number] = [diff - t * w.se, diff + t * w.se];
   let relativeCi: [number, number] | null = null;
@@ -219,6 +271,8 @@ export interface DecideOptions {
   minEffect?: number;
   /** Per-side sd floor, relative; default 0.005 (see compareCapacities). */
   minRelSd?: number;
+  /** The run's pooled launch noise (see CompareOptions.pooled). */
+  pooled?: PooledNoise;
 }
 
 export interface DecisionCandidate {
@@ -334,7 +388,7 @@ export function decideScenario(cands: readonly DecisionCandidate[], opts: Decide
   if (others.length === 0) return { outcome: 'winner', winner: top.id, leader: top.id, level: 1 - alpha, ...empty, note: 'the only candidate measured: nothing to compare it with' };
   const pairAlpha = alpha / others.length;
   const pairs: PairDecision[] = others.map((o) => {
-    const comparison = compareCapacities(top.samples, o.samples, { alpha: pairAlpha, minRelSd: opts.minRelSd });
+    const comparison = compareCapacities(top.samples, o.samples, { alpha: pairAlpha, minRelSd: opts.minRelSd, pooled: opts.pooled });
     return { id: o.id, relation: relationOf(comparison, minEffect), comparison };
   });
   const ids = (r: Relation): string[] => pairs.filter((p) => p.relation === r).map((p) => p.id);

@@ -73,17 +73,34 @@ export interface VerdictCandidate {
   score: number;
   /** [low, high]; high is null when nothing failed above it (no upper end measured). */
   interval: [number, number | null];
+  /** ci: a 95% t interval over launches; bracket: the search's best pass .. lowest fail (one launch); spread: fixed-point measurements. */
+  interval_kind?: 'ci' | 'bracket' | 'spread';
   basis: 'search' | 'measured';
   repeats: number;
   repeatsPassed: number;
   /** Index into `candidates`. */
   row: number;
+  /** Launches measured (the search's and each repeat's), and each one's capacity estimate (req/s). */
+  launches?: number;
+  capacities?: number[];
 }
 
-/** Per scenario: the winner, or the candidates tied within the noise. */
+/** Per scenario: the winner, the candidates equivalent to the best, or the ones the run could not separate. */
 export interface VerdictEntry {
   scenario: string;
+  /** True only for a winner. */
   decided: boolean;
+  /** winner | equivalent | undecided | none (no candidate met the SLA); absent in reports written before the test. */
+  outcome?: 'winner' | 'equivalent' | 'undecided' | 'none';
+  /** The leader's relative lead (0.061 = 6.1%) over the candidate it is compared with, and its interval at `level`. */
+  effect?: number;
+  ci?: [number, number];
+  level?: number;
+  min_effect?: number;
+  /** The launch-to-launch noise the test used: pooled from the run's repeats, or assumed when none measured it. */
+  noise?: { rel_sd: number; df: number; measured: boolean };
+  /** Why the runner stopped launching for this scenario (decided, equivalent, max_repeats, budget), when it says. */
+  stop?: string;
   winner: VerdictCandidate | null;
   ties: VerdictCandidate[];
   /** Every candidate that met the SLA in the scenario, best first (what Compare runs sets side by side). */

@@ -54,8 +54,15 @@ export function metricColumns(model: ReportModel): Array<{ col: ColumnDef; index
 const cell = (c: CandidateRow, index: number) => mdText(c.text[index] ?? '');
 
 const rps = (x: number | null): string => (x === null ? '∞' : x.toFixed(2));
-const standing = (v: VerdictCandidate): string => `${v.score.toFixed(2)} (${rps(v.interval[0])}–${rps(v.interval[1])})`;
+const intervalName = (v: VerdictCandidate): string => (v.interval_kind === 'ci' ? '95% CI ' : v.interval_kind === 'bracket' ? 'bracket ' : '');
+const standing = (v: VerdictCandidate): string => `${v.score.toFixed(2)} (${intervalName(v)}${rps(v.interval[0])}–${rps(v.interval[1])})`;
 const repeatsText = (v: VerdictCandidate): string => (v.repeats ? `${v.repeatsPassed}/${v.repeats}` : 'none');
+/** The scenario's verdict word for a candidate of it: the winner, equivalent to it, or not separated from it yet. */
+export function verdictWord(v: ReportModel['verdicts'][number], isWinner: boolean): string {
+  const outcome = v.outcome ?? (v.decided ? 'winner' : 'undecided');
+  if (outcome === 'winner') return isWinner ? 'winner' : 'not separated';
+  return outcome === 'equivalent' ? 'equivalent' : 'undecided';
+}
 
 /** Per scenario the winner, or the tie, with each candidate's SLA capacity interval and its repeats. */
 function verdictSection(model: ReportModel): string[] {
@@ -66,10 +73,12 @@ function verdictSection(model: ReportModel): string[] {
       rows.push([mdText(v.scenario), 'no candidate met the SLA', '', '', '']);
       continue;
     }
-    for (const c of [v.winner, ...v.ties]) rows.push([mdText(v.scenario), v.decided ? 'winner' : 'tie', `${mdCode(c.framework)} ${mdText(c.candidate)}`, standing(c), repeatsText(c)]);
+    for (const c of [v.winner, ...v.ties]) rows.push([mdText(v.scenario), verdictWord(v, c === v.winner), `${mdCode(c.framework)} ${mdText(c.candidate)}`, standing(c), String(c.launches ?? 1), repeatsText(c)]);
   }
   const notes = model.verdicts.map((v) => `- ${mdText(v.summary)}`);
-  return ['## Verdict', '', 'SLA capacity in req/s with its interval: a searched candidate\u2019s confirmed passing rate up to its lowest failing rate, or a measured throughput\u2019s 95% interval. A winner is named only when its interval clears every other candidate\u2019s; otherwise the scenario is a tie.', '', ...table(['Scenario', 'Verdict', 'Candidate', 'Req/s (interval)', 'Repeats passed'], [false, false, false, true, true], rows), '', ...notes, ''];
+  const how =
+    'SLA capacity in req/s: a searched candidate\u2019s mean over its launches (each launch read where its latency curve meets the SLA), with a 95% interval over launches (one launch: the search\u2019s bracket, best pass to lowest fail); a fixed-point candidate\u2019s measured throughput. Candidates are compared by test on their launches, with the launch-to-launch noise measured in the run: a winner only when its lead over every other is significant and at least the minimum effect; "equivalent" when the differences are shown to be within it; otherwise "undecided".';
+  return ['## Verdict', '', how, '', ...table(['Scenario', 'Verdict', 'Candidate', 'Req/s (interval)', 'Launches', 'Repeats passed'], [false, false, false, true, true, true], rows), '', ...notes, ''];
 }
 
 /** The Outcome section: the headline, the first reason when nothing was measured, one line per candidate, and the frameworks not in the run. */
@@ -273,7 +282,7 @@ export function renderReportCsv(model: ReportModel): string {
   const metrics = metricColumns(model);
   const header = ['line', 'framework', 'scenario', 'candidate_id', 'status', 'sla', 'sla_as_written', 'sla_reasons', ...metrics.map((m) => m.col.key), 'simulated', 'smoke', 'category', 'next_step', 'verdict', 'server_command', 'benchmark_command', 'failure_reason'];
   const verdictOf = new Map<number, string>();
-  for (const v of model.verdicts) for (const c of v.winner ? [v.winner, ...v.ties] : []) verdictOf.set(c.row, v.decided ? 'winner' : 'tie');
+  for (const v of model.verdicts) for (const c of v.winner ? [v.winner, ...v.ties] : []) verdictOf.set(c.row, verdictWord(v, c === v.winner));
   // Every row of a candidate × scenario that was not selected carries that line's category and next step.
   const byRow = new Map<number, NotSelectedEntry>();
   for (const n of model.notSelected) for (const r of n.rows) byRow.set(r, n);

@@ -38,7 +38,7 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
   const { columns, candidates } = candidateTable(work);
   const scenarios = scenarioNames(work);
   const frameworks = frameworkNames(work, runFacts);
-  const verdictList = verdicts(work, scenarios);
+  const verdictList = verdicts(work, scenarios, runFacts?.verdict ?? {});
   const best = bestEntries(work, scenarios, frameworks, verdictList);
   const winners = winnerCommands(work, candidates, best);
   const sla = slaSection(work, runFacts, opts.manifestFile);

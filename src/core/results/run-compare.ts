@@ -1,6 +1,8 @@
-// Two runs side by side (e.g. before and after a framework upgrade): per scenario each run's winner or tie, and
-// each candidate's SLA capacity in both with the change, called a change only when the intervals do not overlap.
-import { DECISION_MARGIN } from './verdict';
+// Two runs side by side (e.g. before and after a framework upgrade): per scenario each run's verdict, and each
+// candidate's SLA capacity in both with the change, called by the same test the verdict uses (decide.ts) on the two
+// runs' per-launch capacities, with each run's own launch noise.
+import { compareCapacities, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, type PooledNoise } from './decide';
+import { ASSUMED_LAUNCH_NOISE } from './verdict';
 import type { ReportModel, VerdictCandidate, VerdictEntry } from './report-model';
 
 export interface CandidateChange {
@@ -11,7 +13,7 @@ export interface CandidateChange {
   b: number | null;
   /** (b - a) / a; null without both. */
   change: number | null;
-  /** 'faster' / 'slower' only when the intervals are apart by the verdict's margin; otherwise 'within the noise'. */
+  /** 'faster' / 'slower' only when the change is significant and at least the minimum effect; otherwise 'within the noise'. */
   call: 'faster' | 'slower' | 'within the noise' | 'only in A' | 'only in B';
 }
 
@@ -37,19 +39,37 @@ const key = (c: VerdictCandidate): string => `${c.framework} ${c.candidate}`;
 function winnerText(v: VerdictEntry | undefined): string {
   if (!v) return 'not in this run';
   if (!v.winner) return 'none met the SLA';
-  return v.decided ? key(v.winner) : `tie: ${[v.winner, ...v.ties].map(key).join(', ')}`;
+  if (v.decided) return key(v.winner);
+  const word = v.outcome === 'equivalent' ? 'equivalent' : v.outcome === 'undecided' ? 'undecided' : 'tie';
+  return `${word}: ${[v.winner, ...v.ties].map(key).join(', ')}`;
 }
 
-/** Apart when one interval's low end clears the other's high end by the margin (an open high end never is). */
-function callOf(a: VerdictCandidate, b: VerdictCandidate): CandidateChange['call'] {
-  const hiA = a.interval[1] ?? Infinity;
-  const hiB = b.interval[1] ?? Infinity;
-  if (b.interval[0] > hiA * (1 + DECISION_MARGIN)) return 'faster';
-  if (a.interval[0] > hiB * (1 + DECISION_MARGIN)) return 'slower';
+/** A run's launch noise as its verdict recorded it (older reports: the assumed noise). */
+function noiseOf(v: VerdictEntry | undefined): PooledNoise {
+  return v?.noise ? { relSd: v.noise.rel_sd, df: v.noise.df } : ASSUMED_LAUNCH_NOISE;
+}
+
+/** The noisier run's noise with the fewer degrees of freedom: a change is not called on the quieter run's word alone. */
+function bothNoise(va: VerdictEntry | undefined, vb: VerdictEntry | undefined): PooledNoise {
+  const a = noiseOf(va);
+  const b = noiseOf(vb);
+  return { relSd: Math.max(a.relSd, b.relSd), df: Math.min(a.df, b.df) };
+}
+
+/** B against A by test: faster or slower when the change's interval excludes 0 and the change is at least the minimum effect. */
+function callOf(a: VerdictCandidate, b: VerdictCandidate, noise: PooledNoise, minEffect: number): CandidateChange['call'] {
+  const xa = a.capacities?.length ? a.capacities : [a.score];
+  const xb = b.capacities?.length ? b.capacities : [b.score];
+  const c = compareCapacities(xb, xa, { alpha: DEFAULT_ALPHA, pooled: noise });
+  if (!c.relativeCi || c.relative === null || Math.abs(c.relative) < minEffect) return 'within the noise';
+  if (c.relativeCi[0] > 0) return 'faster';
+  if (c.relativeCi[1] < 0) return 'slower';
   return 'within the noise';
 }
 
 function changes(va: VerdictEntry | undefined, vb: VerdictEntry | undefined): CandidateChange[] {
+  const noise = bothNoise(va, vb);
+  const minEffect = Math.max(va?.min_effect ?? DEFAULT_MIN_EFFECT, vb?.min_effect ?? DEFAULT_MIN_EFFECT);
   const ra = new Map((va?.ranked ?? []).map((c) => [key(c), c]));
   const rb = new Map((vb?.ranked ?? []).map((c) => [key(c), c]));
   const keys = [...new Set([...ra.keys(), ...rb.keys()])];
@@ -58,7 +78,7 @@ function changes(va: VerdictEntry | undefined, vb: VerdictEntry | undefined): Ca
     const b = rb.get(k);
     const first = (a ?? b) as VerdictCandidate;
     const change = a && b && a.score > 0 ? (b.score - a.score) / a.score : null;
-    const call = a && b ? callOf(a, b) : a ? 'only in A' : 'only in B';
+    const call = a && b ? callOf(a, b, noise, minEffect) : a ? 'only in A' : 'only in B';
     return { framework: first.framework, candidate: first.candidate, a: a?.score ?? null, b: b?.score ?? null, change, call };
   });
 }
@@ -87,7 +107,7 @@ export function comparisonMarkdown(c: RunComparison): string {
   const out = [`# Compare runs`, '', `- A: ${cell(c.a)}`, `- B: ${cell(c.b)}`, ''];
   if (c.mixed) out.push('> One run is from the simulated engine and the other is not: their numbers are not comparable.', '');
   if (c.simulated) out.push('> **Simulated:** both runs are from the built-in simulated engine; no number here is a GPU result.', '');
-  out.push(`SLA capacity in req/s. A change is called only when the two intervals are apart by more than ${DECISION_MARGIN * 100}%; otherwise it is within the noise.`, '');
+  out.push('SLA capacity in req/s (each run\u2019s mean over its launches). A change is called only when it is significant (95%, with the noisier run\u2019s launch-to-launch noise) and at least the minimum effect (3% unless the plans say otherwise); otherwise it is within the noise.', '');
   for (const s of c.scenarios) {
     out.push(`## ${cell(s.scenario)}`, '', `Winner: A ${cell(s.winnerA)} · B ${cell(s.winnerB)}`, '');
     if (s.candidates.length === 0) {

@@ -91,6 +91,8 @@ export interface RunFacts {
   backend?: string;
   scenarios: FactsScenario[];
   sla?: SlaReading;
+  /** The plan's verdict settings (min_effect, alpha), when the facts came from a plan or a manifest that has them. */
+  verdict?: { minEffect?: number; alpha?: number; maxRepeats?: number };
   versions: Record<string, FactsVersion>;
   frameworks: FactsFramework[];
   maxCandidates?: number;
@@ -223,6 +225,7 @@ export function runFactsFromPlan(plan: RunPlan, manifest?: unknown): RunFacts {
   set('endpoint', b.asWritten.endpoint);
   set('backend', b.backend);
   set('sla', { limits: { ...plan.sla.limits }, deprecated: [...plan.sla.deprecated], ...(plan.sla.defaulted ? { defaulted: [...plan.sla.defaulted] } : {}) });
+  if (b.verdict) m.verdict = { minEffect: b.verdict.minEffect, alpha: b.verdict.alpha, maxRepeats: b.verdict.maxRepeats };
   for (const [fw, v] of Object.entries(plan.versions)) m.versions[fw] = { ...v };
   set('outputDir', plan.target.outputDir);
   set('runId', plan.runId);
@@ -271,6 +274,10 @@ function datasetManifest(root: Obj): RunFacts {
   m.backend = str(bench.backend);
   const slaBlock = bench.sla ?? root.sla;
   if (isObj(slaBlock)) m.sla = readSlaLimits(slaBlock);
+  if (isObj(root.verdict)) {
+    const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+    m.verdict = { minEffect: num(root.verdict.min_effect), alpha: num(root.verdict.alpha), maxRepeats: num(root.verdict.max_repeats) };
+  }
   m.versions = readVersions(root);
   const search = isObj(root.search) ? root.search : {};
   m.outputDir = str(search.output_dir) ?? str(root.output_dir) ?? str(root.artifact_dir);

@@ -39,7 +39,9 @@ function winnersOf(summary: unknown): string[] {
   return summary.scenarios.filter(isObj).map((s) => {
     const ties = Array.isArray(s.ties) ? s.ties.map(name) : [];
     if (!s.winner) return `${str(s.scenario)}: none`;
-    return s.decided === true ? `${str(s.scenario)}: ${name(s.winner)}` : `${str(s.scenario)}: tie (${[name(s.winner), ...ties].join(', ')})`;
+    if (s.decided === true) return `${str(s.scenario)}: ${name(s.winner)}`;
+    const word = s.outcome === 'equivalent' ? 'equivalent' : typeof s.outcome === 'string' ? 'undecided' : 'tie';
+    return `${str(s.scenario)}: ${word} (${[name(s.winner), ...ties].join(', ')})`;
   });
 }
 

@@ -1,6 +1,11 @@
-// Per scenario, which candidate wins under the SLA — or that it is a tie: each candidate's SLA capacity with an interval (its rate search's bracket, confirmed by repeats on fresh servers, or its measured throughput's interval), and a winner only when its interval clears every other's.
+// Per scenario, which candidate wins under the SLA, or that the best are equivalent, or that the run could not tell:
+// each searched candidate's SLA capacity estimated once per launch (launch-capacity.ts), the candidates compared by
+// test on those estimates (decide.ts: intervals from the run's own launch-to-launch noise, min_effect); candidates
+// measured at fixed points keep their best throughput and its interval.
 import type { PyJson, PyObject } from '../py/json';
 import { pyFloat, pyGet, pyStr } from '../py/ops';
+import { capacityEstimate, decideScenario, formatDecision, pooledNoise, sequentialAlpha, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, type PooledNoise, type ScenarioDecision } from './decide';
+import { launchCapacities, type LaunchCapacity } from './launch-capacity';
 import type { VerdictCandidate, VerdictEntry } from './report-model';
 import { isTrial, type Work } from './report/work';
 
@@ -14,12 +19,36 @@ export interface CandidateScore {
   interval: [number, number];
   /** How the score was measured. */
   basis: 'search' | 'measured';
+  /** ci: a 95% t interval over launches; bracket: the search's best pass .. lowest fail (one launch); spread: fixed-point measurements. */
+  intervalKind: 'ci' | 'bracket' | 'spread';
   /** Repeats on fresh servers, and how many of them met the SLA. */
   repeats: number;
   repeatsPassed: number;
   /** Index into the rows (the row that stands for this candidate: its best passing one). */
   row: number;
+  /** Each launch's capacity estimate (searched candidates); `score` is their mean, `interval` their t interval (n ≥ 2). */
+  launches?: LaunchCapacity[];
+  /** Launches that measured nothing readable (a repeat that errored). */
+  failedLaunches?: number;
+  /** A searched candidate's highest offered rate that passed and that every repeat there held (else the next passing one below): what the search itself confirmed. */
+  confirmed?: number;
+  /** The search's lowest failing rate above `confirmed` (Infinity when nothing failed above it). */
+  lowestFail?: number;
 }
+
+/** What the test found, per scenario: a winner, equivalence within min_effect, or no decision yet. */
+export type VerdictOutcome = 'winner' | 'equivalent' | 'undecided' | 'none';
+
+/** How the verdict is tested: the plan's `verdict:` settings. */
+export interface VerdictSettings {
+  alpha?: number;
+  minEffect?: number;
+  /** verdict.max_repeats: the rounds of repeats a run may look at its data after (the sequential correction's looks). */
+  maxRepeats?: number;
+}
+
+/** Rounds of repeats a run looks after, when the plan does not say (runner/repeats.ts DEFAULT_MAX_REPEATS). */
+const DEFAULT_LOOKS = 8;
 
 export interface ScenarioVerdict {
   scenario: string;
@@ -31,8 +60,17 @@ export interface ScenarioVerdict {
   ties: CandidateScore[];
   /** Every candidate with a score, best first. */
   ranked: CandidateScore[];
-  /** In words: "vllm c2 wins: 12.1 req/s (11.9–12.3) above every other", or why it is a tie. */
+  /** In words: "vllm c2 beats vllm baseline by 6.1% (95% CI 2.3–9.8%), 4 launches each", or why not. */
   summary: string;
+  /** winner | equivalent | undecided; none when no candidate met the SLA. */
+  outcome: VerdictOutcome;
+  /** The leader's relative lead over the candidate it is compared with, and its interval (per-pair confidence `level`). */
+  effect?: number;
+  ci?: [number, number];
+  level?: number;
+  minEffect: number;
+  /** The launch noise the test used: measured (pooled over the scenario's repeated candidates) or assumed. */
+  noise?: { relSd: number; df: number; measured: boolean };
 }
 
 type Mode = 'fixed' | 'search' | 'repeat' | 'candidate' | 'other';
@@ -85,7 +123,12 @@ function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateS
   const score = confirmed ? (rateOf(confirmed.w.row) ?? 0) : 0;
   // A failure below the confirmed rate (a disturbed round; or a second search over wider bounds) is not its upper end.
   const lowestFail = Math.min(...fails.filter((f) => f > score));
-  return { score, interval: [score, lowestFail], basis: 'search', repeats: repeats.length, repeatsPassed, row: (confirmed ?? best).i };
+  const { launches, failed } = launchCapacities(ws.map((x) => ({ row: x.w.row, verdict: x.w.verdict })));
+  const base = { basis: 'search' as const, repeats: repeats.length, repeatsPassed, row: (confirmed ?? best).i, launches, failedLaunches: failed.length, confirmed: score, lowestFail };
+  if (launches.length === 0) return { ...base, score, interval: [score, lowestFail], intervalKind: 'bracket' };
+  const est = capacityEstimate(launches.map((l) => l.capacity));
+  // One launch: no interval says how launches vary; the search's bracket stands, called a bracket.
+  return est.ci ? { ...base, score: est.mean, interval: est.ci, intervalKind: 'ci' } : { ...base, score: est.mean, interval: [score, lowestFail], intervalKind: 'bracket' };
 }
 
 /** A candidate measured at fixed points: its best SLA-passing throughput, with the interval of its measurements and repeats. */
@@ -99,13 +142,14 @@ function measuredScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<Candidat
   const mean = samples.reduce((s, x) => s + x.t, 0) / samples.length;
   const lo = Math.min(...samples.map((x) => x.iv?.[0] ?? x.t));
   const hi = Math.max(...samples.map((x) => x.iv?.[1] ?? x.t));
-  return { score: mean, interval: [Math.min(lo, mean), Math.max(hi, mean)], basis: 'measured', repeats: repeats.length, repeatsPassed: repeats.filter((x) => x.w.verdict.passed).length, row: best.i };
+  return { score: mean, interval: [Math.min(lo, mean), Math.max(hi, mean)], basis: 'measured', intervalKind: 'spread', repeats: repeats.length, repeatsPassed: repeats.filter((x) => x.w.verdict.passed).length, row: best.i };
 }
 
 function scoresOf(work: readonly Work[], scenario: string): CandidateScore[] {
   const byCand = new Map<string, Array<{ w: Work; i: number }>>();
   work.forEach((w, i) => {
-    if (w.scenario !== scenario || w.smoke) return;
+    // A round the search measured again (it contradicted an earlier verdict) counts once: its second measurement.
+    if (w.scenario !== scenario || w.smoke || pyGet(w.row, 'trial.superseded') === true) return;
     const cand = pyGet(w.row, 'candidate_id');
     const k = `${w.framework}\u0000${cand === undefined ? '' : pyStr(cand)}`;
     byCand.set(k, [...(byCand.get(k) ?? []), { w, i }]);
@@ -127,39 +171,80 @@ function measuredCandidates(work: readonly Work[], scenario: string): number {
 }
 
 /**
- * How far a winner's interval must clear another's, relative. Measured on the simulator with 3% launch-to-launch
- * noise (bench/verdicts.ts, 12 seeded demo runs): a candidate's SLA capacity from one launch varies with sd 6-11%
- * across runs (the launch factor is amplified near the latency knee, plus the search's grid), so the difference
- * of two candidates has sd ~11%; 10% let seeded runs name different winners (chat 17 of 21 pairs), 20% agreed.
+ * The relative launch-to-launch sd assumed when no candidate of a scenario was launched twice (nothing measured it):
+ * a stated prior, not an estimate (df infinite): wide enough that only clear differences (about 20% and more) are
+ * decided. The simulator's launch noise is 3%; real GPUs are quieter.
+ */
+export const ASSUMED_LAUNCH_NOISE: PooledNoise = { relSd: 0.05, df: Infinity };
+
+/**
+ * Kept for the search's own choices (which finalists to repeat, which candidates adaptive skips): how far a
+ * candidate's optimistic end must fall below a leader before it is no longer worth measuring. The verdict itself is
+ * a test (decide.ts), not this margin.
  */
 export const DECISION_MARGIN = 0.2;
 
-/** Winner and ties of one scenario: the top candidate wins only when its interval's low end clears every other's high end by DECISION_MARGIN. */
-export function scenarioVerdict(work: readonly Work[], scenario: string): ScenarioVerdict {
+const key = (c: CandidateScore): string => `${c.framework}\u0000${c.candidate}`;
+
+/** The test over the searched candidates' launches (fixed-point ones take part with their measurements as samples). */
+function decisionOf(ranked: readonly CandidateScore[], s: VerdictSettings): { d: ScenarioDecision; noise: { relSd: number; df: number; measured: boolean } } {
+  const samples = ranked.map((c) => ({ id: key(c), samples: c.launches?.length ? c.launches.map((l) => l.capacity) : [c.score] }));
+  const measured = pooledNoise(samples.map((x) => x.samples));
+  const pooled = measured ?? ASSUMED_LAUNCH_NOISE;
+  // Repeats are launched until the test decides: every round is a look, so each look tests at Pocock's level.
+  const repeated = ranked.some((c) => (c.launches?.length ?? 1) > 1);
+  const alpha = repeated ? sequentialAlpha(s.alpha ?? DEFAULT_ALPHA, s.maxRepeats ?? DEFAULT_LOOKS) : (s.alpha ?? DEFAULT_ALPHA);
+  const d = decideScenario(samples, { alpha, minEffect: s.minEffect ?? DEFAULT_MIN_EFFECT, pooled });
+  return { d, noise: { ...pooled, measured: measured !== undefined } };
+}
+
+/** The scenario's sentence: the decision, its interval, the launches, and where the noise came from. */
+function summaryOf(scenario: string, d: ScenarioDecision, ranked: readonly CandidateScore[], noise: { relSd: number; measured: boolean }, measured: number): string {
+  const names = Object.fromEntries(ranked.map((c) => [key(c), name(c)]));
+  const top = ranked[0] as CandidateScore;
+  if (ranked.length === 1) {
+    return measured === 1
+      ? `${scenario}: ${name(top)} meets the SLA up to ${fmt(top.score)} req/s; the only candidate measured, so there is nothing to compare it with`
+      : `${scenario}: ${name(top)} at ${fmt(top.score)} req/s, the only candidate that met the SLA`;
+  }
+  const noiseText = noise.measured ? `launch noise ${fmt(noise.relSd * 100)}% measured` : `launch noise assumed ${fmt(noise.relSd * 100)}% (no candidate was launched twice)`;
+  return `${scenario}: ${formatDecision(d, names)} (${name(top)} ${fmt(top.score)} req/s; ${noiseText})`;
+}
+
+/** Winner, equivalence or no decision in one scenario, by test on each candidate's per-launch capacities. */
+export function scenarioVerdict(work: readonly Work[], scenario: string, settings: VerdictSettings = {}): ScenarioVerdict {
   const ranked = scoresOf(work, scenario);
   const top = ranked[0];
   const measured = measuredCandidates(work, scenario);
-  if (!top) return { scenario, decided: false, winner: null, ties: [], ranked, summary: `${scenario}: ${measured === 0 ? 'nothing was measured' : 'no candidate met the SLA'}` };
-  const ties = ranked.slice(1).filter((c) => c.interval[1] * (1 + DECISION_MARGIN) > top.interval[0]);
-  const decided = ties.length === 0;
-  const iv = `${fmt(top.interval[0])}–${fmt(top.interval[1])}`;
-  const summary = decided
-    ? measured === 1
-      ? `${scenario}: ${name(top)} meets the SLA up to ${fmt(top.score)} req/s (${iv}); the only candidate measured, so there is nothing to compare it with`
-      : `${scenario}: ${name(top)} wins at ${fmt(top.score)} req/s (${iv})${ranked.length > 1 ? `, above every other candidate's interval by more than ${DECISION_MARGIN * 100}%` : ', the only candidate that met the SLA'}`
-    : `${scenario}: tie between ${[top, ...ties].map((c) => `${name(c)} ${fmt(c.score)} req/s (${fmt(c.interval[0])}–${fmt(c.interval[1])})`).join(', ')}: the intervals overlap`;
-  return { scenario, decided, winner: top, ties, ranked, summary };
+  const minEffect = settings.minEffect ?? DEFAULT_MIN_EFFECT;
+  if (!top) return { scenario, decided: false, winner: null, ties: [], ranked, outcome: 'none', minEffect, summary: `${scenario}: ${measured === 0 ? 'nothing was measured' : 'no candidate met the SLA'}` };
+  const { d, noise } = decisionOf(ranked, settings);
+  // The decision's leader is the highest mean; rank it first (scores are those means already).
+  const open = new Set([...d.contenders, ...d.equivalent]);
+  const ties = ranked.slice(1).filter((c) => open.has(key(c)));
+  const outcome = ranked.length === 1 ? 'winner' : d.outcome;
+  const v: ScenarioVerdict = { scenario, decided: outcome === 'winner', winner: top, ties, ranked, outcome, minEffect, level: d.level, noise, summary: summaryOf(scenario, d, ranked, noise, measured) };
+  if (d.effect !== undefined) v.effect = d.effect;
+  if (d.ci) v.ci = d.ci;
+  return v;
 }
 
-export function verdicts(work: readonly Work[], scenarios: readonly string[]): ScenarioVerdict[] {
-  return scenarios.map((s) => scenarioVerdict(work, s));
+export function verdicts(work: readonly Work[], scenarios: readonly string[], settings: VerdictSettings = {}): ScenarioVerdict[] {
+  return scenarios.map((s) => scenarioVerdict(work, s, settings));
 }
 
 function plain(c: CandidateScore): VerdictCandidate {
-  return { framework: c.framework, candidate: c.candidate, score: c.score, interval: [c.interval[0], Number.isFinite(c.interval[1]) ? c.interval[1] : null], basis: c.basis, repeats: c.repeats, repeatsPassed: c.repeatsPassed, row: c.row };
+  const out: VerdictCandidate = { framework: c.framework, candidate: c.candidate, score: c.score, interval: [c.interval[0], Number.isFinite(c.interval[1]) ? c.interval[1] : null], interval_kind: c.intervalKind, basis: c.basis, repeats: c.repeats, repeatsPassed: c.repeatsPassed, row: c.row, launches: c.launches?.length ?? 1 };
+  if (c.launches?.length) out.capacities = c.launches.map((l) => Math.round(l.capacity * 1000) / 1000);
+  return out;
 }
 
 /** The report's (JSON-safe) form of a scenario verdict. */
 export function verdictEntry(v: ScenarioVerdict): VerdictEntry {
-  return { scenario: v.scenario, decided: v.decided, winner: v.winner ? plain(v.winner) : null, ties: v.ties.map(plain), ranked: v.ranked.map(plain), summary: v.summary };
+  const e: VerdictEntry = { scenario: v.scenario, decided: v.decided, outcome: v.outcome, winner: v.winner ? plain(v.winner) : null, ties: v.ties.map(plain), ranked: v.ranked.map(plain), summary: v.summary, min_effect: v.minEffect };
+  if (v.effect !== undefined) e.effect = v.effect;
+  if (v.ci) e.ci = v.ci;
+  if (v.level !== undefined) e.level = v.level;
+  if (v.noise) e.noise = { rel_sd: v.noise.relSd, df: v.noise.df, measured: v.noise.measured };
+  return e;
 }

@@ -177,10 +177,12 @@ function verdicts(model: ReportModel): HTMLElement {
   const list = h('div', { id: 'verdict-list' });
   for (const v of model.verdicts) {
     const items = (v.winner ? [v.winner, ...v.ties] : []).map((c) =>
-      h('li', { attrs: { 'data-framework': c.framework, 'data-candidate': c.candidate } }, `${c.framework} ${c.candidate}: ${c.score.toFixed(2)} req/s (${rps(c.interval[0])}–${rps(c.interval[1])}), repeats ${c.repeats ? `${c.repeatsPassed}/${c.repeats}` : 'none'}`),
+      h('li', { attrs: { 'data-framework': c.framework, 'data-candidate': c.candidate } }, `${c.framework} ${c.candidate}: ${c.score.toFixed(2)} req/s (${c.interval_kind === 'ci' ? '95% CI ' : c.interval_kind === 'bracket' ? 'bracket ' : ''}${rps(c.interval[0])}–${rps(c.interval[1])}), ${c.launches ?? 1} launch${(c.launches ?? 1) === 1 ? '' : 'es'}, repeats ${c.repeats ? `${c.repeatsPassed}/${c.repeats}` : 'none'}`),
     );
+    const outcome = v.outcome ?? (v.decided ? 'winner' : v.winner ? 'undecided' : 'none');
+    const title = outcome === 'none' ? 'no candidate met the SLA' : outcome;
     list.append(
-      h('article', { class: 'verdict', attrs: { 'data-scenario': v.scenario, 'data-decided': String(v.decided) } }, h('h3', {}, `${v.scenario}: ${v.decided ? 'winner' : v.winner ? 'tie' : 'no candidate met the SLA'}`), h('p', {}, v.summary), items.length ? h('ul', {}, ...items) : null),
+      h('article', { class: 'verdict', attrs: { 'data-scenario': v.scenario, 'data-decided': String(v.decided), 'data-outcome': outcome } }, h('h3', {}, `${v.scenario}: ${title}`), h('p', {}, v.summary), items.length ? h('ul', {}, ...items) : null),
     );
   }
   return list;
@@ -382,7 +384,7 @@ function render(model: ReportModel, restored: PanelState | undefined, reveal?: s
     h(
       'main',
       {},
-      section('verdict-section', 'Verdict', h('p', { class: 'muted' }, 'A winner is named only when its SLA-capacity interval clears every other candidate\u2019s; otherwise the scenario is a tie.'), verdicts(model)),
+      section('verdict-section', 'Verdict', h('p', { class: 'muted' }, 'Candidates are compared by test on their launches: a winner only when its lead is significant and at least the minimum effect; \u201cequivalent\u201d when the differences are shown to be within it; otherwise \u201cundecided\u201d.'), verdicts(model)),
       section('charts-section', 'Latency and throughput against the offered rate', charts),
       section('best', 'Best per framework', h('p', { class: 'muted' }, 'Best SLA-passing request throughput per framework (solid) beside the best raw throughput of any measured candidate (faint).'), bars(model)),
       section('cross', 'Cross-framework comparison', crossTable(model)),

@@ -90,7 +90,7 @@ describe('run plan', () => {
     assert.equal(fixed.search, undefined);
     const searched = plan(planYaml({ frameworks: {}, benchmark: 'request_rates: null\nqps: {lower: 1, upper: 12}' })).bench;
     assert.deepEqual(searched.fixed, []);
-    assert.deepEqual(searched.search, { lower: 1, upper: 12, tolerance: 0.1, maxRounds: 5, concurrencies: [null] });
+    assert.deepEqual(searched.search, { lower: 1, upper: 12, tolerance: 0.1, relTolerance: 0.02, maxRounds: 10, concurrencies: [null] });
     const neither = plan(planYaml({ frameworks: {}, benchmark: 'endpoint: /v1/completions' })).bench;
     assert.deepEqual(neither.fixed, [{ rate: 'inf', concurrency: null }]);
   });

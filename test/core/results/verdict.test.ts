@@ -1,50 +1,78 @@
-// Verdicts: a winner only when its SLA-capacity interval clears every other candidate's; ties otherwise; repeats that fail demote a rate; measured throughput uses its intervals.
+// Verdicts by test on per-launch capacities: a winner only when its lead is significant and at least min_effect,
+// 'equivalent' when the differences are shown to be within it, 'undecided' otherwise; fixed-point measurements keep
+// their throughput intervals.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderReportCsv, renderReportMarkdown } from '../../../src/core/results/report-write';
-import { reportOf, search, searchRow, type Row } from '../../support/report-rows';
+import { curveRow, launches, reportOf, search, searchRow, type Row } from '../../support/report-rows';
 
 const model = reportOf;
+const RATES = [1, 16, 8, 12, 10, 11, 11.5];
 
 describe('verdicts', () => {
-  test('a winner whose confirmed rate clears every other candidate\u2019s lowest failing rate by the margin is decided', () => {
-    const m = model([...search('vllm', 'c1', 12, [1, 16, 8, 12, 14, 13]), ...search('sglang', 'baseline', 9, [1, 16, 8, 12, 10, 9]), searchRow('vllm', 'c1', 12, true, 'repeat'), searchRow('vllm', 'c1', 12, true, 'repeat')]);
+  test('each launch is read where its latency curve meets the limit: the search between its pass and fail, a repeat off that curve', () => {
+    const m = model(launches('vllm', 'c1', [11.2, 11.0, 11.4], RATES));
+    const c = m.verdicts[0]?.winner;
+    assert.equal(c?.launches, 3);
+    const caps = c?.capacities ?? [];
+    // (rate/cap)^4 is read log-linearly between the search's 11 (pass) and 11.5 (fail); repeats at 11 shift that curve.
+    assert.ok(caps.every((x, i) => Math.abs(x - [11.2, 11.0, 11.4][i]!) < 0.08), JSON.stringify(caps));
+    assert.equal(c?.interval_kind, 'ci');
+  });
+
+  test('a lead well outside the noise is a winner, with its effect, interval and launches', () => {
+    const m = model([...launches('vllm', 'c1', [12.1, 11.9, 12.0, 12.2], RATES.concat([12.5])), ...launches('sglang', 'baseline', [9.0, 9.2, 8.9, 9.1], RATES)]);
     const v = m.verdicts[0];
+    assert.equal(v?.outcome, 'winner');
     assert.equal(v?.decided, true);
     assert.equal(v?.winner?.framework, 'vllm');
-    assert.deepEqual(v?.winner?.interval, [12, 13]);
-    assert.deepEqual([v?.winner?.repeats, v?.winner?.repeatsPassed], [2, 2]);
-    assert.deepEqual(v?.ties, []);
-    assert.ok(m.handoff, 'SGLang lost by more than the noise: a handoff note');
-    assert.match(renderReportMarkdown(m), /\| chat \| winner \| `vllm` c1 \| 12\.00 \(12\.00–13\.00\) \| 2\/2 \|/);
+    assert.ok(v?.effect !== undefined && v.effect > 0.25 && v.effect < 0.4, String(v?.effect));
+    assert.ok(v?.ci && v.ci[0] > 0.03, JSON.stringify(v?.ci));
+    assert.equal(v?.noise?.measured, true);
+    assert.match(v?.summary ?? '', /^chat: vllm c1 beats sglang baseline by \d+\.\d% \(\d+(\.\d)?% CI \d+\.\d–\d+\.\d%\), 4 launches each \(vllm c1 12\.\d+ req\/s; launch noise \d+(\.\d+)?% measured\)$/);
+    assert.ok(m.handoff, 'a decided winner gets the handoff note');
+    assert.match(renderReportMarkdown(m), /\| chat \| winner \| `vllm` c1 \| 12\.\d\d \(95% CI 1\d\.\d+–1\d\.\d+\) \| 4 \| \d\/3 \|/);
   });
 
-  test('overlapping intervals are a tie: both listed, no winner named, no handoff over it', () => {
-    const m = model([...search('vllm', 'c1', 12, [1, 16, 8, 12, 14, 13]), ...search('sglang', 'baseline', 12.5, [1, 16, 8, 12, 14, 13, 12.5])]);
+  test('candidates whose launches agree within a fraction of the minimum effect are equivalent: itself an answer', () => {
+    const a = [10.0, 10.02, 9.98, 10.01, 9.99, 10.0, 10.01, 9.99];
+    const b = [10.01, 9.99, 10.0, 10.02, 9.98, 10.0, 9.99, 10.01];
+    const m = model([...launches('vllm', 'c1', a, RATES), ...launches('sglang', 'baseline', b, RATES)]);
     const v = m.verdicts[0];
+    assert.equal(v?.outcome, 'equivalent', v?.summary);
     assert.equal(v?.decided, false);
-    assert.deepEqual([v?.winner?.framework, v?.ties.map((t) => t.framework)], ['sglang', ['vllm']]);
-    assert.match(v?.summary ?? '', /^chat: tie between sglang baseline 12\.5 req\/s \(12\.5–13\), vllm c1 12 req\/s \(12–13\): the intervals overlap$/);
+    assert.match(v?.summary ?? '', /equivalent within 3%/);
+    assert.equal(renderReportCsv(m).split('\r\n').filter((l) => l.includes(',equivalent,')).length > 0, true);
+  });
+
+  test('a small lead the launches cannot settle is undecided, both listed, no handoff over it', () => {
+    const m = model([...launches('vllm', 'c1', [10.4, 10.0, 10.6], RATES), ...launches('sglang', 'baseline', [10.0, 10.3, 9.8], RATES)]);
+    const v = m.verdicts[0];
+    assert.equal(v?.outcome, 'undecided');
+    assert.deepEqual([v?.winner?.framework, v?.ties.map((t) => t.framework)], ['vllm', ['sglang']]);
+    assert.match(v?.summary ?? '', /^chat: undecided/);
     assert.equal(m.handoff, null);
     assert.ok(m.best.every((b) => b.tied));
-    assert.ok(m.winners.length === 2 && m.winners.every((w) => w.tied));
-    const csv = renderReportCsv(m);
-    assert.equal(csv.split('\r\n').filter((l) => l.includes(',tie,')).length, 2);
+    assert.equal(renderReportCsv(m).split('\r\n').filter((l) => l.includes(',undecided,')).length, 2);
   });
 
-  test('a repeat on a fresh server that fails the best rate demotes it to the next passing rate', () => {
-    const rows = [...search('vllm', 'c1', 12, [1, 16, 8, 12, 14, 13]), searchRow('vllm', 'c1', 12, true, 'repeat'), searchRow('vllm', 'c1', 12, false, 'repeat')];
-    const v = model(rows).verdicts[0];
-    assert.deepEqual([v?.winner?.score, v?.winner?.interval], [8, [8, 13]], 'the low end drops; the high end stays the search\u2019s lowest failing rate');
-    assert.deepEqual([v?.winner?.repeats, v?.winner?.repeatsPassed], [2, 1]);
+  test('with no candidate launched twice the noise is assumed, said so, and only a clear difference is decided', () => {
+    const clear = model([...search('vllm', 'c1', 12, [1, 16, 8, 12, 14, 13]), ...search('sglang', 'baseline', 6, [1, 16, 8, 4, 6, 7])]).verdicts[0];
+    assert.equal(clear?.outcome, 'winner', clear?.summary);
+    assert.equal(clear?.noise?.measured, false);
+    assert.match(clear?.summary ?? '', /launch noise assumed 5% \(no candidate was launched twice\)/);
+    assert.equal(clear?.winner?.interval_kind, 'bracket');
+    const close = model([...search('vllm', 'c1', 12, [1, 16, 8, 12, 14, 13]), ...search('sglang', 'baseline', 12.5, [1, 16, 8, 12, 14, 13, 12.5])]).verdicts[0];
+    assert.equal(close?.outcome, 'undecided');
   });
 
-  test('a demoted candidate still ties with one its search reached: a failed repeat is no evidence against what another launch held', () => {
-    // sglang's search held 12 (fails at 13) but a fresh server missed 12: confirmed 8, yet 12–13 stays reachable.
-    const rows = [...search('sglang', 'baseline', 12, [1, 16, 8, 12, 14, 13]), searchRow('sglang', 'baseline', 12, false, 'repeat'), ...search('vllm', 'c1', 12.5, [1, 16, 8, 12, 14, 13, 12.5]), searchRow('vllm', 'c1', 12.5, true, 'repeat')];
-    const v = model(rows).verdicts[0];
-    assert.equal(v?.decided, false);
-    assert.deepEqual([v?.winner?.framework, v?.ties.map((t) => `${t.framework} ${t.score} ${t.interval.join('-')}`)], ['vllm', ['sglang 8 8-13']]);
+  test('a repeat that missed the SLA is a slower launch, not a lost one; one that errored is not counted', () => {
+    const rows: Row[] = [...launches('vllm', 'c1', [12.0, 11.9], [1, 16, 8, 12, 14, 13]), curveRow('vllm', 'c1', 12, 10, 'repeat', 2)];
+    const errored = { ...curveRow('vllm', 'c1', 12, 12, 'repeat', 3), status: 'failed', metrics: {} };
+    const v = model([...rows, errored]).verdicts[0];
+    const caps = v?.winner?.capacities ?? [];
+    assert.equal(caps.length, 3, JSON.stringify(caps));
+    assert.ok((caps[2] ?? 99) < 12 && (caps[2] ?? 0) > 9, `the missed repeat reads below the rate it ran: ${JSON.stringify(caps)}`);
   });
 
   test('fixed-rate measurements rank by throughput with their bootstrap intervals', () => {
@@ -58,6 +86,7 @@ describe('verdicts', () => {
   test('no SLA-passing candidate: no winner, said so', () => {
     const v = model(search('vllm', 'c1', 0.5, [1, 16])).verdicts[0];
     assert.equal(v?.winner, null);
+    assert.equal(v?.outcome, 'none');
     assert.match(v?.summary ?? '', /no candidate met the SLA/);
   });
 });

@@ -8,8 +8,10 @@ import { engineFor, predictOptions } from '../../../src/predict/engine';
 import type { Observation } from '../../../src/predict/fit';
 import { planGpu, concurrencyOf } from '../../../src/predict/plan';
 import { judgePoint, metricsOf, requestsFor } from '../../../src/predict/point';
+import { nextLocalRate } from '../../../src/runner/local-search';
 import { newSearch, nextRate, recordRound, type RateSearchConfig } from '../../../src/runner/rate-search';
 import { belowFloor, searchBeyond } from '../../../src/predict/race';
+import type { EfficiencyTerm } from '../../../src/sim/efficiency';
 import { mix32 } from '../../../src/sim/tokens';
 
 /** GPU-seconds a server start costs before its first request (weights, CUDA graphs): modelled, the same for both strategies. */
@@ -19,8 +21,14 @@ export const NOISE = 0.03;
 
 export interface Truth {
   plan: RunPlan;
-  /** The --sim-perturb seed: hidden from every prediction. */
+  /** The --sim-perturb seed: hidden from every prediction (and the seed of the launch noise). */
   seed: number;
+  /** false: no hidden perturbation (the truth is the plain model, times `efficiency`); default true. */
+  perturb?: boolean;
+  /** --sim-efficiency terms: known speed factors (bench:resolution's true differences). */
+  efficiency?: EfficiencyTerm[];
+  /** Launch-to-launch noise (default NOISE). */
+  noise?: number;
 }
 
 /** A synthetic result row: what the runner would have written for the trial (enough for the product's verdict). */
@@ -48,13 +56,14 @@ export interface LaunchSpec {
   fw: FrameworkKey;
   cand: Candidate;
   /** Per scenario: a rate search (the bounds to use) or repeats at fixed rates. */
-  work: Array<{ scenario: Scenario; search?: RateSearchConfig; fallback?: RateSearchConfig; floor?: number; repeatAt?: number; round?: number }>;
+  work: Array<{ scenario: Scenario; search?: RateSearchConfig; fallback?: RateSearchConfig; floor?: number; repeatAt?: number; localAt?: number; round?: number }>;
 }
 
 /** One server launch of the ground truth: its searches or repeats, rows and GPU-seconds. */
 export function launch(t: Truth, spec: LaunchSpec): Launch {
   const salt = ++salts;
-  const engine = engineFor(spec.fw, spec.cand, predictOptions(planGpu(t.plan), { perturb: t.seed, noise: NOISE, seed: t.seed, launchSalt: salt }));
+  const truth = { ...(t.perturb === false ? {} : { perturb: t.seed }), ...(t.efficiency ? { efficiency: t.efficiency } : {}) };
+  const engine = engineFor(spec.fw, spec.cand, predictOptions(planGpu(t.plan), { ...truth, noise: t.noise ?? NOISE, seed: t.seed, launchSalt: salt }));
   if (!engine.ok) return { rows: [], gpuSeconds: 0, observations: [], started: false };
   const gpus = engine.config.gpus;
   const base = { framework: spec.fw, candidate_id: spec.cand.id };
@@ -70,6 +79,12 @@ export function launch(t: Truth, spec: LaunchSpec): Launch {
     };
     if (w.repeatAt !== undefined) {
       measure(w.repeatAt, 'repeat', w.round ?? 1);
+      continue;
+    }
+    if (w.localAt !== undefined) {
+      // The runner's repeat: a short search around the knee (src/runner/local-search.ts).
+      const rounds: Array<{ rate: number; passed: boolean }> = [];
+      for (let rate = nextLocalRate(w.localAt, rounds); rate !== undefined; rate = nextLocalRate(w.localAt, rounds)) rounds.push({ rate, passed: measure(rate, 'repeat', w.round ?? 1) });
       continue;
     }
     const search = (cfg: RateSearchConfig): { end: string | undefined; best: number | undefined } => {

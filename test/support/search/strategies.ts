@@ -4,7 +4,8 @@ import type { Candidate } from '../../../src/core/candidates/candidate';
 import { fromPlainJson, type PyObject } from '../../../src/core/py/json';
 import type { RunFacts } from '../../../src/core/results/run-facts';
 import { prepareWork, type Work } from '../../../src/core/results/report/work';
-import { DECISION_MARGIN, scenarioVerdict, type ScenarioVerdict } from '../../../src/core/results/verdict';
+import { scenarioVerdict, type ScenarioVerdict } from '../../../src/core/results/verdict';
+import { inQuestion } from '../../../src/runner/repeats';
 import { runAdaptive, type AdaptiveEntry, type AdaptiveResult } from '../../../src/predict/adaptive';
 import { decidedScenarios, standingsOf } from '../../../src/predict/measured';
 import { searchAbove, searchAround } from '../../../src/predict/race';
@@ -34,42 +35,45 @@ function workOf(t: Truth, rows: readonly Row[]): Work[] {
 function planSearch(t: Truth): RateSearchConfig {
   const s = t.plan.bench.search;
   if (!s) throw new Error(`${t.plan.source.path}: no rate search`);
-  return { lower: s.lower, upper: s.upper, tolerance: s.tolerance, maxRounds: s.maxRounds };
+  return { lower: s.lower, upper: s.upper, tolerance: s.tolerance, relTolerance: s.relTolerance, maxRounds: s.maxRounds };
 }
 
 /**
- * The runner's repeats stage (src/runner/repeats.ts): per framework × scenario the best FINALISTS contenders, each
- * repeated REPEATS times on fresh launches; with `global` (adaptive) only those that can reach the run's leader.
+ * The runner's repeats stage (src/runner/repeats.ts): round by round, per framework × scenario the candidates still in
+ * question (inQuestion: an undecided scenario's leader and contenders, a leader with one launch; at most FINALISTS),
+ * each once more on a fresh launch at its best passing rate, until none is or MAX_REPEATS rounds; with `global`
+ * (adaptive) only those that can reach the run's leader.
  */
 function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], global: boolean, done = new Set<string>()): number {
   let gpu = 0;
   const all = workOf(t, rows);
-  const floor = new Map(t.plan.scenarios.map((sc) => [sc.name, global ? (scenarioVerdict(all, sc.name).ranked[0]?.interval[0] ?? 0) : 0]));
-  const chosen = new Map<Candidate, Array<{ scenario: string; rate: number }>>();
-  for (const fw of new Set(entries.map((e) => e.framework))) {
-    const work = workOf(t, rows.filter((r) => r.framework === fw));
-    for (const sc of t.plan.scenarios) {
-      const ranked = scenarioVerdict(work, sc.name).ranked;
-      const top = ranked[0];
-      const lead = floor.get(sc.name) ?? 0;
-      const contenders = ranked.filter((c) => top && c.interval[1] * (1 + DECISION_MARGIN) > Math.max(top.interval[0], lead)).slice(0, FINALISTS);
-      for (const c of contenders) {
-        const e = entries.find((x) => x.framework === fw && x.cand.id === c.candidate);
-        if (e) chosen.set(e.cand, [...(chosen.get(e.cand) ?? []), { scenario: sc.name, rate: c.score }]);
-      }
-    }
-  }
+  const floor = new Map(t.plan.scenarios.map((sc) => [sc.name, global ? (scenarioVerdict(all, sc.name).ranked[0]?.confirmed ?? 0) : 0]));
   // As the runner's ledger does: a point repeated in an earlier call (adaptive's settle) is not repeated again.
   const keyOf = (cand: Candidate, p: { scenario: string; rate: number }, round: number) => `${cand.framework} ${cand.id} ${p.scenario} ${p.rate} ${round}`;
-  for (const [cand, all] of chosen) {
-    for (let round = 1; round <= REPEATS; round++) {
-      const pts = all.filter((p) => !done.has(keyOf(cand, p, round)));
+  for (let round = 1; round <= Math.max(REPEATS, t.plan.bench.verdict.maxRepeats); round++) {
+    const chosen = new Map<Candidate, Array<{ scenario: string; rate: number }>>();
+    for (const fw of new Set(entries.map((e) => e.framework))) {
+      const work = workOf(t, rows.filter((r) => r.framework === fw));
+      for (const sc of t.plan.scenarios) {
+        const v = scenarioVerdict(work, sc.name, t.plan.bench.verdict);
+        for (const c of inQuestion(v, floor.get(sc.name) ?? 0).slice(0, FINALISTS)) {
+          const e = entries.find((x) => x.framework === fw && x.cand.id === c.candidate);
+          const rate = Number((work[c.row]?.row.get('trial') as Map<string, unknown> | undefined)?.get('rate'));
+          if (e && Number.isFinite(rate)) chosen.set(e.cand, [...(chosen.get(e.cand) ?? []), { scenario: sc.name, rate }]);
+        }
+      }
+    }
+    let launched = 0;
+    for (const [cand, pts0] of chosen) {
+      const pts = pts0.filter((p) => !done.has(keyOf(cand, p, round)));
       if (pts.length === 0) continue;
       pts.forEach((p) => done.add(keyOf(cand, p, round)));
-      const l = launch(t, { fw: cand.framework, cand, work: pts.map((p) => ({ scenario: t.plan.scenarios.find((s) => s.name === p.scenario)!, repeatAt: p.rate, round })) });
+      const l = launch(t, { fw: cand.framework, cand, work: pts.map((p) => ({ scenario: t.plan.scenarios.find((s) => s.name === p.scenario)!, localAt: p.rate, round })) });
       rows.push(...l.rows);
       gpu += l.gpuSeconds;
+      launched++;
     }
+    if (chosen.size === 0 || launched === 0) break;
   }
   return gpu;
 }
@@ -78,7 +82,7 @@ function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[
 function finish(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], gpu: number, measured: number, global: boolean, done?: Set<string>): StrategyResult {
   gpu += repeatFinalists(t, entries, rows, global, done);
   const work = workOf(t, rows);
-  return { verdicts: t.plan.scenarios.map((s) => scenarioVerdict(work, s.name)), gpuSeconds: gpu, measured, rows };
+  return { verdicts: t.plan.scenarios.map((s) => scenarioVerdict(work, s.name, t.plan.bench.verdict)), gpuSeconds: gpu, measured, rows };
 }
 
 /** Every candidate of the bounded list, in order, each searched over the plan's bounds. */

@@ -1,0 +1,33 @@
+// A repeat launch's short search around its candidate's knee: start at the rate the search confirmed, step 6% up while
+// it passes (down while it fails) until the verdict flips, then bisect that bracket twice, so each launch brackets its
+// own SLA capacity within about 1.5% (core/results/launch-capacity.ts reads it between its pass and fail).
+// Pure: the next rate follows from the verdicts so far, so a resumed run asks for the same rates.
+
+/** Relative step of the walk away from the start. */
+export const LOCAL_STEP = 0.06;
+/** Steps before the walk gives up on finding the flip (the launch is far from the search's; its last point stands). */
+export const LOCAL_MAX_STEPS = 4;
+/** Bisections of the bracket once found. */
+export const LOCAL_BISECTIONS = 2;
+
+const tidy = (rate: number): number => Math.round(rate * 1000) / 1000;
+
+/** The next rate to measure after these (rate, passed) rounds, or undefined when the local search is done. */
+export function nextLocalRate(start: number, rounds: ReadonlyArray<{ rate: number; passed: boolean }>): number | undefined {
+  if (rounds.length === 0) return tidy(start);
+  const first = rounds[0] as { rate: number; passed: boolean };
+  const flip = rounds.findIndex((r) => r.passed !== first.passed);
+  if (flip < 0) {
+    if (rounds.length > LOCAL_MAX_STEPS) return undefined;
+    const last = rounds[rounds.length - 1] as { rate: number; passed: boolean };
+    return tidy(last.rate * (first.passed ? 1 + LOCAL_STEP : 1 - LOCAL_STEP));
+  }
+  if (rounds.length - 1 - flip >= LOCAL_BISECTIONS) return undefined;
+  const passes = rounds.filter((r) => r.passed).map((r) => r.rate);
+  const fails = rounds.filter((r) => !r.passed).map((r) => r.rate);
+  const lo = Math.max(...passes);
+  const hi = Math.min(...fails.filter((f) => f > lo));
+  if (!Number.isFinite(hi)) return undefined;
+  const mid = tidy((lo + hi) / 2);
+  return mid > lo && mid < hi ? mid : undefined;
+}

@@ -1,0 +1,67 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+// Issue 26's plan keys, read once: qps.rel_tolerance and the search's round cap, and the top-level verdict block.
+import { checkConfigText } from '../../../src/core/config/check';
+import { validateJson } from '../../../src/core/config/schema-check';
+import { DEFAULT_MAX_ROUNDS, DEFAULT_SEARCH_ROUNDS, DEFAULT_VERDICT } from '../../../src/core/plan/bench';
+import { readRunPlan } from '../../../src/core/plan/build';
+import { planYaml, REPO } from '../../support/runner';
+
+const read = (text: string) => readRunPlan({ text, path: path.join(REPO, 'configs/examples/x.plan.yaml') });
+const withQps = (qps: string, extra = '') => planYaml({ frameworks: {}, benchmark: `request_rates: null\nqps: {${qps}}` }) + extra;
+
+describe('plan keys of the rate search and the verdict', () => {
+  test('qps.rel_tolerance defaults to 2%; max_rounds caps bisection when set, else the runner bisects up to 10 rounds', () => {
+    const d = read(withQps('lower: 1, upper: 12'));
+    assert.deepEqual(d.problems, []);
+    assert.equal(d.bench.search?.relTolerance, 0.02);
+    assert.equal(d.bench.search?.tolerance, 0.1, 'qps.tolerance keeps its default in req/s');
+    assert.equal(d.bench.search?.maxRounds, DEFAULT_SEARCH_ROUNDS);
+    assert.equal(DEFAULT_SEARCH_ROUNDS, 10);
+    assert.equal(DEFAULT_MAX_ROUNDS, 5, "the playbook's default stays for its validator");
+    const set = read(withQps('lower: 1, upper: 12, tolerance: 0.5, rel_tolerance: 0.05, max_rounds: 3'));
+    assert.deepEqual(set.problems, []);
+    assert.deepEqual([set.bench.search?.tolerance, set.bench.search?.relTolerance, set.bench.search?.maxRounds], [0.5, 0.05, 3]);
+  });
+
+  test('a rel_tolerance outside (0, 0.5] is a plan problem', () => {
+    for (const bad of ['0', '0.6', '-0.1', 'two']) {
+      const p = read(withQps(`lower: 1, upper: 12, rel_tolerance: ${bad}`));
+      assert.ok(p.problems.some((x) => x.includes('benchmark.qps.rel_tolerance must be a number in (0, 0.5]')), `${bad}: ${p.problems.join('; ')}`);
+    }
+  });
+
+  test('verdict: always filled with its defaults; the values a plan writes; bad values are plan problems', () => {
+    const d = read(withQps('lower: 1, upper: 12'));
+    assert.deepEqual(d.bench.verdict, { minEffect: 0.03, maxRepeats: 8, alpha: 0.05 });
+    assert.deepEqual(DEFAULT_VERDICT, { minEffect: 0.03, maxRepeats: 8, alpha: 0.05 });
+    const set = read(withQps('lower: 1, upper: 12', '\nverdict:\n  min_effect: 0.05\n  max_repeats: 0\n  alpha: 0.1\n'));
+    assert.deepEqual(set.problems, []);
+    assert.deepEqual(set.bench.verdict, { minEffect: 0.05, maxRepeats: 0, alpha: 0.1 });
+    const partial = read(withQps('lower: 1, upper: 12', '\nverdict:\n  max_repeats: 4\n'));
+    assert.deepEqual(partial.bench.verdict, { minEffect: 0.03, maxRepeats: 4, alpha: 0.05 });
+    const bad = read(withQps('lower: 1, upper: 12', '\nverdict:\n  min_effect: 0.7\n  max_repeats: 2.5\n  alpha: 0\n'));
+    for (const m of ['verdict.min_effect must be a number in [0, 0.5]', 'verdict.max_repeats must be an integer of 0 or more', 'verdict.alpha must be a number in (0, 0.5]']) {
+      assert.ok(bad.problems.some((x) => x.includes(m)), `${m}: ${bad.problems.join('; ')}`);
+    }
+    assert.deepEqual(bad.bench.verdict, DEFAULT_VERDICT, 'bad values keep the defaults');
+  });
+
+  test('the schemas describe the new keys: a plan using them checks clean, a bad value is a schema finding', () => {
+    const good = withQps('lower: 1, upper: 12, rel_tolerance: 0.02', '\nverdict:\n  min_effect: 0.03\n  max_repeats: 8\n  alpha: 0.05\n');
+    // Schema findings are warnings (the playbook's rules make the errors): none for the keys, one for a bad value.
+    const errors = (text: string) => checkConfigText(text, { kind: 'auto' }).findings.filter((f) => f.severity === 'error' || f.code === 'schema');
+    assert.deepEqual(errors(good).map((f) => f.message), []);
+    assert.ok(errors(withQps('lower: 1, upper: 12, rel_tolerance: 0.9')).some((f) => f.path.join('.') === 'benchmark.qps.rel_tolerance'));
+    assert.deepEqual(errors(withQps('lower: 1, upper: 12', '\nverdict:\n  min_efect: 0.03\n')).map((f) => f.message), ["verdict: unknown key 'min_efect'; allowed keys are min_effect, max_repeats, alpha"]);
+    // A cookbook config may carry the verdict block too: the playbook's rules say nothing of it, and its schema knows it.
+    const cookbook = readFileSync(path.join(REPO, 'configs/cookbook-llm/glm-4.5.yaml'), 'utf8');
+    const messages = (text: string) => errors(text).map((f) => f.message);
+    assert.deepEqual(messages(`${cookbook}\nverdict:\n  min_effect: 0.05\n`), messages(cookbook));
+    assert.deepEqual(messages(`${cookbook}\nverdict:\n  min_effect: 0.9\n`), [...messages(cookbook), 'verdict.min_effect: must be <= 0.5, got 0.9']);
+    assert.deepEqual(validateJson('plan', { model: {}, dataset: {}, frameworks: {}, verdict: { alpha: 0.05 } }).filter((i) => i.path[0] === 'verdict'), []);
+    assert.equal(validateJson('plan', { model: {}, dataset: {}, frameworks: {}, verdict: { alpha: 0.9 } }).filter((i) => i.path[0] === 'verdict').length, 1);
+  });
+});
