@@ -3,6 +3,7 @@
 // read against that curve's shape. The samples the verdict tests (decide.ts) are these, one per launch.
 import type { PyJson, PyObject } from '../py/json';
 import { pyFloat, pyGet } from '../py/ops';
+import { slaTarget } from '../sla/limits';
 import type { SlaVerdict } from './sla';
 
 /** One measured point of a launch: its offered rate and its headroom against the SLA (≤ 1 meets it). */
@@ -26,7 +27,8 @@ export function headroomOf(verdict: SlaVerdict): number {
   let h = 0;
   for (const c of verdict.checks) {
     if (c.value === undefined) continue;
-    const r = c.key === 'min_success_rate' ? (c.value > 0 ? c.limit / c.value : Infinity) : c.value / c.limit;
+    // A floor (a success rate) is met from above, a ceiling (a latency) from below.
+    const r = slaTarget(c.key).kind === 'min-rate' ? (c.value > 0 ? c.limit / c.value : Infinity) : c.value / c.limit;
     if (Number.isFinite(r) || r === Infinity) h = Math.max(h, r);
   }
   if (!verdict.passed && h <= 1) return Infinity;

@@ -1,7 +1,7 @@
 // Deciding between candidates from per-launch capacities: t quantiles, Welch/delta-method intervals checked against scipy, the winner/equivalent/undecided rules, the next launches to run, the sentence, and seeded Monte-Carlo rates with 3% launch-to-launch noise.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { capacityEstimate, compareCapacities, decideScenario, formatDecision, nextToMeasure, tCdf, tQuantile, type DecisionCandidate } from '../../../src/core/results/decide';
+import { capacityEstimate, compareCapacities, decideScenario, formatDecision, nextToMeasure, pooledNoise, sequentialAlpha, tCdf, tQuantile, type DecisionCandidate } from '../../../src/core/results/decide';
 
 const near = (actual: number | undefined, expected: number, tol: number, what = ''): void => {
   assert.ok(actual !== undefined && Math.abs(actual - expected) <= tol, `${what} ${String(actual)} is not within ${tol} of ${expected}`);
@@ -239,5 +239,28 @@ describe('seeded Monte-Carlo, 3% launch-to-launch noise, 400 trials each', () =>
     t.diagnostic(`1% lead, 30 launches: ${show(r30)}`);
     assert.ok(r30.equivalent > 0.5, show(r30));
     assert.ok(r30.right + r30.wrong <= 0.05, show(r30));
+  });
+});
+
+describe('pooled launch noise and the sequential boundary', () => {
+  test('pooledNoise: squared relative deviations over the sum of (n - 1); none without a candidate launched twice', () => {
+    const p = pooledNoise([[10, 10.2, 9.8], [20, 20.4, 19.6], [7]]);
+    assert.ok(p && Math.abs(p.relSd - 0.02) < 1e-9 && p.df === 4, JSON.stringify(p));
+    assert.equal(pooledNoise([[10], [20]]), undefined);
+  });
+
+  test('with the run\'s pooled noise, single launches are compared too', () => {
+    const noisy = compareCapacities([11], [10], { pooled: { relSd: 0.03, df: 20 } });
+    assert.ok(noisy.relativeCi && noisy.relativeCi[0] > 0, JSON.stringify(noisy.relativeCi));
+    const bare = compareCapacities([11], [10]);
+    assert.equal(bare.relativeCi, null);
+  });
+
+  test('sequentialAlpha: Pocock\'s constant level per look (0.0294 for 2 looks, 0.012 for 8), scaled to alpha', () => {
+    assert.equal(sequentialAlpha(0.05, 1), 0.05);
+    assert.ok(Math.abs(sequentialAlpha(0.05, 2) - 0.0294) < 1e-12);
+    assert.ok(Math.abs(sequentialAlpha(0.05, 8) - 0.012) < 1e-12);
+    assert.ok(Math.abs(sequentialAlpha(0.1, 8) - 0.024) < 1e-12);
+    assert.equal(sequentialAlpha(0.05, 50), sequentialAlpha(0.05, 10));
   });
 });
