@@ -9,7 +9,7 @@ import type { ResultRow, RowStatus } from '../core/results/rows';
 import { groupAlive, terminateGroup } from '../exec/process-group';
 import { candidateKey, keyDigest, trialKey } from './artifacts';
 import type { LiveRecord } from './run-manifest';
-import { newSearch, nextRate, recordRound } from './rate-search';
+import { newSearch, nextRate, recordRound, type PriorVerdict } from './rate-search';
 import type { RowTrial } from './row-builder';
 
 export class Ledger {
@@ -100,10 +100,16 @@ export class Ledger {
     const d = this.digest(fw, cand, sc);
     if (this.finished(candidateKey(fw, cand.id, sc.name, d), cand)) return true;
     const b = this.plan.bench;
-    for (const p of b.fixed) if (!this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'fixed', rate: p.rate, concurrency: p.concurrency, round: 0 }, d), cand)) return false;
+    // The fixed points' verdicts, per concurrency: the search's rechecks follow from them (trial.ts), so its replay does too.
+    const prior = new Map<number | null, PriorVerdict[]>();
+    for (const p of b.fixed) {
+      const row = this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'fixed', rate: p.rate, concurrency: p.concurrency, round: 0 }, d), cand);
+      if (!row) return false;
+      if (typeof p.rate === 'number' && row.status === 'ok') prior.set(p.concurrency, [...(prior.get(p.concurrency) ?? []), { rate: p.rate, passed: row.sla?.passed === true }]);
+    }
     if (!b.search) return true;
     for (const c of b.search.concurrencies) {
-      const state = newSearch();
+      const state = newSearch(prior.get(c) ?? []);
       for (let rate = nextRate(b.search, state); rate !== undefined; rate = nextRate(b.search, state)) {
         const r = this.finished(trialKey({ framework: fw, candidateId: cand.id, scenario: sc.name, mode: 'search', rate, concurrency: c, round: state.rounds.length + 1 }, d), cand);
         if (!r) return false;

@@ -111,6 +111,8 @@ describe('rate search precision on the simulated engine', () => {
       assert.equal(replay.result.status, 'completed');
       assert.deepEqual(readRowsFile(outDir).map((r) => trialOf(r).key), keys);
       assert.ok(replay.events.filter((e) => e.type === 'trial-end').every((e) => e.type === 'trial-end' && e.resumed));
+      // ... and no server is started for it: the ledger replays the search with the fixed point's verdict (ledger.ts).
+      assert.deepEqual(replay.events.filter((e) => e.type === 'server' && e.state === 'ready'), []);
     } finally {
       cleanup(dir);
     }
