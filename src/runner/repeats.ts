@@ -13,7 +13,6 @@ import { nextLocalRate } from './local-search';
 import { measure, warmUpAt } from './trial';
 import type { TrialRef } from './types';
 
-export const DEFAULT_REPEATS = 3;
 export const DEFAULT_FINALISTS = 2;
 /** verdict.max_repeats when a plan does not say (core/plan reads the plan's). */
 export const DEFAULT_MAX_REPEATS = 8;
@@ -93,8 +92,7 @@ async function repeatPoint(ctx: RunContext, s: ScenarioRunOf, f: PlanFramework, 
     const at = p.rate === 'inf' ? (rounds.length ? undefined : 'inf') : nextLocalRate(p.rate, rounds);
     if (at === undefined || ctx.aborted) return 'ok';
     const ref = refOf(f, cand, { ...p, rate: at }, round, digest);
-    const prev = ctx.ledger.finished(ref.key, cand);
-    let row = prev;
+    let row = ctx.ledger.finished(ref.key, cand);
     if (!row) {
       if (first && (await warmUpAt(ctx, s, at, p.concurrency)) === 'cancelled') return 'cancelled';
       const r = await measure(ctx, s, ref, first ? WARMUP_FIRST_TRIAL : 1);
