@@ -4,7 +4,7 @@
 // difference. Prints, per true difference, how often the verdict named the faster one, the slower one, called them
 // equivalent or undecided, and the median GPU-seconds per run — for the verdict by test (decide.ts: launches until
 // decided, at most verdict.max_repeats) and for the fixed margin it replaced (3 repeats, a 20% margin on brackets).
-// Run: node --import tsx bench/resolution.ts [--runs 40] [--noise 0.03] [--diffs 0,0.03,0.05,0.07,0.1]
+// Run: node --import tsx bench/resolution.ts [--runs 40] [--noise 0.03] [--diffs 0,0.03,0.05,0.07,0.1] [--max-repeats N] [--verbose]
 import { readRunPlan } from '../src/core/plan/build';
 import type { RunPlan } from '../src/core/plan/types';
 import { fromPlainJson, type PyObject } from '../src/core/py/json';
@@ -22,6 +22,12 @@ const arg = (name: string, dflt: string): string => {
 };
 const RUNS = Number(arg('runs', '40'));
 const NOISE = Number(arg('noise', '0.03'));
+/** Trials of the noise-free truth: long enough that a trial's own sampling noise is small (about 1% of capacity). */
+const TRUTH_PROMPTS = 2000;
+/** verdict.max_repeats of the plan (default: the product's, 8). */
+const MAX_REPEATS = arg('max-repeats', '');
+/** --verbose: each run's outcome, test level, pooled noise and per-launch capacities (s: search, r: repeat). */
+const VERBOSE = process.argv.includes('--verbose');
 const DIFFS = arg('diffs', '0,0.03,0.05,0.07,0.1').split(',').map(Number);
 
 // disable_log_stats changes nothing in the simulated engine's speed: the efficiency factor is the only difference.
@@ -59,16 +65,18 @@ function workOf(plan: RunPlan, rows: readonly Row[]) {
 }
 
 /**
- * A candidate's capacity without launch noise, averaged over launches with the same workload seeds for both candidates
- * (near the knee a short trial's p50 varies with its prompts, so one launch is not the truth).
+ * A candidate's capacity without launch noise: long trials, averaged over launches whose draws (prompts, arrivals) are
+ * the same for both candidates (common random numbers: at no difference the ratio is exactly 1).
  */
-function trueCapacity(plan: RunPlan, factor: number, cand: 'baseline' | 'c1'): number {
+function trueCapacity(shortPlan: RunPlan, factor: number, cand: 'baseline' | 'c1'): number {
+  const plan = readRunPlan({ text: PLAN.replace('num_prompts: 48', `num_prompts: ${TRUTH_PROMPTS}`), path: 'resolution-truth.plan.yaml' });
+  void shortPlan;
   const caps: number[] = [];
-  for (let seed = 1; seed <= 6; seed++) {
+  for (let seed = 1; seed <= 4; seed++) {
     const t: Truth = { plan, seed, perturb: false, noise: 0, efficiency: parseEfficiency(`vllm.disable_log_stats=true:${factor}`) };
     const e = entriesOf(t).find((x) => x.cand.id === cand)!;
     const search = { lower: 1, upper: 64, tolerance: 0.01, relTolerance: 0.005, maxRounds: 20 };
-    const l = launch(t, { fw: e.framework, cand: e.cand, work: plan.scenarios.map((scenario) => ({ scenario, search })) });
+    const l = launch(t, { fw: e.framework, cand: e.cand, salt: 1_000_000 + seed, work: plan.scenarios.map((scenario) => ({ scenario, search })) });
     const pts = workOf(plan, l.rows).map((w) => ({ rate: Number((w.row.get('trial') as Map<string, unknown>).get('rate')), headroom: headroomOf(w.verdict) }));
     const c = searchCapacity(pts)?.capacity;
     if (c !== undefined) caps.push(c);
@@ -113,7 +121,7 @@ const tally = (): Record<Call, number> => ({ right: 0, wrong: 0, equivalent: 0, 
 const pct = (n: number): string => `${((100 * n) / RUNS).toFixed(0)}%`.padStart(5);
 
 function main(): void {
-  const plan = readRunPlan({ text: PLAN, path: 'resolution.plan.yaml' });
+  const plan = readRunPlan({ text: MAX_REPEATS ? `${PLAN}verdict:\n  max_repeats: ${MAX_REPEATS}\n` : PLAN, path: 'resolution.plan.yaml' });
   const base = trueCapacity(plan, 1, 'baseline');
   console.log(`two vLLM candidates, ${RUNS} seeded runs per difference, launch noise ${NOISE}; baseline true capacity ${base.toFixed(2)} req/s (noise-free)`);
   console.log('efficiency factor (noise-free capacity ratio) | test: right wrong equiv undecided  GPU-s (median) | fixed 20% margin: right wrong tie  GPU-s (median)');
@@ -129,6 +137,7 @@ function main(): void {
       const t: Truth = { plan, seed: 1000 * seed + Math.round(d * 1000), perturb: false, noise: NOISE, efficiency: parseEfficiency(`vllm.disable_log_stats=true:${factor}`) };
       const r = grid(t);
       const v = r.verdicts[0]!;
+      if (VERBOSE) console.log(v.outcome, v.level?.toFixed(4), v.noise?.relSd.toFixed(4), v.noise?.df, v.effect?.toFixed(3), v.ci?.map((x) => x.toFixed(3)).join(".."), v.ranked.map((c) => `${c.candidate}:${c.launches?.map((l) => `${l.launch[0]}${l.capacity.toFixed(1)}${l.how[0]}`).join(",")}`).join(" "));
       const faster = d > 0 ? 'c1' : undefined;
       if (v.outcome === 'winner') now[v.winner?.candidate === faster ? 'right' : 'wrong']++;
       else now[v.outcome === 'equivalent' ? 'equivalent' : 'undecided']++;

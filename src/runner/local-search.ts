@@ -3,8 +3,10 @@
 // own SLA capacity within about 1.5% (core/results/launch-capacity.ts reads it between its pass and fail).
 // Pure: the next rate follows from the verdicts so far, so a resumed run asks for the same rates.
 
-/** Relative step of the walk away from the start. */
-export const LOCAL_STEP = 0.06;
+import { KNEE_STEP } from '../core/results/launch-capacity';
+
+/** Relative step of the walk away from the start (the verdict reads a launch that never flipped at most this far beyond). */
+export const LOCAL_STEP = KNEE_STEP;
 /** Steps before the walk gives up on finding the flip (the launch is far from the search's; its last point stands). */
 export const LOCAL_MAX_STEPS = 4;
 /** Bisections of the bracket once found. */

@@ -238,11 +238,14 @@ function lengthenFactor(r: BenchResult, wallRate: number, numPrompts: number, fa
   return Math.min(MAX_LENGTHEN, Math.max(factor * 2, Math.ceil((1.25 * neededRequests(needsOf(r), wallRate)) / numPrompts)));
 }
 
-/** Where a trial starts: as long as the candidate's last trial in this scenario says this rate needs (1: the plan's prompts). */
-function startFactor(ctx: RunContext, key: string, wallRate: number): number {
+/**
+ * Where a trial starts: as long as the candidate's last trial in this scenario says this rate needs (1: the plan's
+ * prompts); a repeat's trials the plan's verdict.repeat_length times that (they read the launch's capacity at its knee).
+ */
+function startFactor(ctx: RunContext, key: string, wallRate: number, mode: TrialRef['mode']): number {
   const n = ctx.trialNeeds.get(key);
-  if (!n || !Number.isFinite(wallRate)) return 1;
-  return Math.min(MAX_LENGTHEN, Math.max(1, Math.ceil(neededRequests(n, wallRate) / ctx.plan.bench.numPrompts)));
+  const steady = !n || !Number.isFinite(wallRate) ? 1 : Math.max(1, Math.ceil(neededRequests(n, wallRate) / ctx.plan.bench.numPrompts));
+  return Math.min(MAX_LENGTHEN, steady * (mode === 'repeat' ? (ctx.plan.bench.verdict?.repeatLength ?? 1) : 1));
 }
 
 /**
@@ -311,7 +314,7 @@ async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settin
   const speed = ctx.speed;
   const t = (x: number | null) => (x === null ? null : x * speed);
   const needsKey = [s.f.framework, s.cand.id, s.sc.name].join('\u0000');
-  let factor = startFactor(ctx, needsKey, settings.wallRate);
+  let factor = startFactor(ctx, needsKey, settings.wallRate, ref.mode);
   let workload = ctx.workloads.for(s.sc, set, factor);
   // On a simulated server the TTFT floor is probed beside the trial, under its load (ttft-floor.ts).
   const once = () =>

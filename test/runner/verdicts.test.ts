@@ -94,6 +94,10 @@ describe('trustworthy verdicts (simulated engine)', () => {
     const saturated = (result.rows as unknown as Row[]).filter((r) => (r.sla?.reasons ?? []).some((x) => /^saturated: /.test(x)) || /too short|saturated/.test(r.failure_reason ?? ''));
     assert.ok(saturated.length + (result.rows as unknown as Row[]).filter((r) => r.sla?.passed === false).length > 0);
     assert.ok(manifest.gpu_seconds.by_purpose.repeat > 0 && manifest.gpu_seconds.by_purpose.search > 0);
+    // A repeat's trials are verdict.repeat_length (4) times as long as the search's would be: at least 4 x 24 prompts.
+    const prompts = (mode: string) => (result.rows as unknown as Array<Row & { workload?: { num_prompts?: number } }>).filter((r) => r.trial?.mode === mode).map((r) => r.workload?.num_prompts ?? 0);
+    assert.ok(prompts('repeat').length > 0 && prompts('repeat').every((n) => n >= 96), `repeat prompts ${prompts('repeat').join(',')}`);
+    assert.ok(prompts('search').some((n) => n < 96), `search prompts ${prompts('search').join(',')}`);
     const summary = JSON.parse(readFileSync(result.summary?.json ?? '', 'utf8')) as { scenarios: Array<{ scenario: string; decided: boolean; winner: { framework: string; interval: [number, number | null]; repeats: number } | null; ties: unknown[] }> };
     const [s] = summary.scenarios;
     assert.equal(s?.scenario, 'long');

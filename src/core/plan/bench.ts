@@ -14,11 +14,17 @@ export const DEFAULT_REL_TOLERANCE = 0.02;
  * (a 0..upper bracket is 2^-10 of upper after 10 rounds), where the playbook's 5 leaves ~3% of upper even on a knee at upper.
  */
 export const DEFAULT_SEARCH_ROUNDS = 10;
-/** The `verdict:` block's defaults (issue 26): differences under 3% are "equivalent", at most 8 repeats, 95% intervals. */
-export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 8, alpha: 0.05 };
-
 /** A trial may grow to this many times the plan's prompts before a too-short measurement is called invalid. */
 export const MAX_LENGTHEN = 8;
+
+/**
+ * The `verdict:` block's defaults (issue 26): differences under 3% are "equivalent", at most 8 repeats, 95% intervals,
+ * repeat trials 4x as long as the search's. The last because a launch's capacity is read where its latency crosses the
+ * limit, and near that knee a short trial's p50 swings with its arrivals: on the simulator (bench:resolution's plan,
+ * --sim-noise 0), the capacity one launch reads varies 3.7% from trial noise alone at the search's length, 2.5% at
+ * 4x; a launch costs minutes to start, so longer trials on it are the cheaper evidence.
+ */
+export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 4 };
 
 /**
  * Requests a trial at `rate` (req/s) needs for a steady state: arrivals spanning 3 median E2E latencies, and the middle
@@ -52,7 +58,7 @@ export function readVerdict(root: Obj, problems: string[]): VerdictSettings {
   const out: VerdictSettings = { ...DEFAULT_VERDICT };
   if (root.verdict === undefined || root.verdict === null) return out;
   if (!isObj(root.verdict)) {
-    problems.push('verdict must be a mapping (min_effect, max_repeats, alpha)');
+    problems.push('verdict must be a mapping (min_effect, max_repeats, alpha, repeat_length)');
     return out;
   }
   const v = root.verdict;
@@ -66,6 +72,7 @@ export function readVerdict(root: Obj, problems: string[]): VerdictSettings {
   out.minEffect = read('min_effect', (x) => x >= 0 && x <= 0.5, 'a number in [0, 0.5]') ?? out.minEffect;
   out.maxRepeats = read('max_repeats', (x) => Number.isInteger(x) && x >= 0, 'an integer of 0 or more') ?? out.maxRepeats;
   out.alpha = read('alpha', (x) => x > 0 && x <= 0.5, 'a number in (0, 0.5]') ?? out.alpha;
+  out.repeatLength = read('repeat_length', (x) => Number.isInteger(x) && x >= 1 && x <= MAX_LENGTHEN, `an integer from 1 to ${MAX_LENGTHEN}`) ?? out.repeatLength;
   return out;
 }
 

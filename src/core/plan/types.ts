@@ -62,6 +62,8 @@ export interface VerdictSettings {
   maxRepeats: number;
   /** `alpha`: the intervals' error rate, before the correction for how many are compared (default 0.05). */
   alpha: number;
+  /** `repeat_length`: a repeat's trials are this many times as long as the search's (default 4, at most MAX_LENGTHEN). */
+  repeatLength: number;
 }
 
 export type Endpoint = '/v1/completions' | '/v1/chat/completions' | '/generate';

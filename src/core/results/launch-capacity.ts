@@ -6,6 +6,12 @@ import { pyFloat, pyGet } from '../py/ops';
 import { slaTarget } from '../sla/limits';
 import type { SlaVerdict } from './sla';
 
+/**
+ * The relative step a repeat's local search walks by (runner/local-search.ts): a launch whose walk never flipped is read
+ * at most one such step beyond the rates it measured.
+ */
+export const KNEE_STEP = 0.06;
+
 /** One measured point of a launch: its offered rate and its headroom against the SLA (≤ 1 meets it). */
 export interface CurvePoint {
   rate: number;
@@ -28,7 +34,11 @@ export function headroomOf(verdict: SlaVerdict): number {
   for (const c of verdict.checks) {
     if (c.value === undefined) continue;
     // A floor (a success rate) is met from above, a ceiling (a latency) from below.
-    const r = slaTarget(c.key).kind === 'min-rate' ? (c.value > 0 ? c.limit / c.value : Infinity) : c.value / c.limit;
+    const floor = slaTarget(c.key).kind === 'min-rate';
+    const r = floor ? (c.value > 0 ? c.limit / c.value : Infinity) : c.value / c.limit;
+    // A met floor says nothing about how close the knee is (a 99% floor met by 100% would read 0.99 at every
+    // passing rate and flatten the curve the capacity is read from): it counts only once it fails.
+    if (floor && r <= 1) continue;
     if (Number.isFinite(r) || r === Infinity) h = Math.max(h, r);
   }
   if (!verdict.passed && h <= 1) return Infinity;
@@ -98,6 +108,20 @@ function missedWithoutReading(curve: readonly CurvePoint[], point: CurvePoint, m
   return { capacity: ((below?.rate ?? point.rate / 2) + point.rate) / 2, how: 'below-curve', points: 1 };
 }
 
+/**
+ * A reading off the search's curve, held to what the launch itself measured: at least its best pass, below its lowest
+ * fail above that, and at most one walk step beyond its measured span (extending the search's curve far past a launch's
+ * own points made outliers: 85 req/s read for a launch that passed at 45, on the simulator).
+ */
+function withinOwnPoints(capacity: number, pts: readonly CurvePoint[]): number {
+  const passes = pts.filter((p) => p.headroom <= 1).map((p) => p.rate);
+  const fails = pts.filter((p) => p.headroom > 1).map((p) => p.rate);
+  const lo = passes.length ? Math.max(...passes) : Math.min(...fails) * (1 - KNEE_STEP);
+  const above = fails.filter((f) => f > lo);
+  const hi = above.length ? Math.min(...above) : Math.max(...passes) * (1 + KNEE_STEP);
+  return Number.isFinite(lo) && Number.isFinite(hi) && lo <= hi ? Math.min(Math.max(capacity, lo), hi) : capacity;
+}
+
 function num(v: PyJson | undefined): number | undefined {
   const n = v === undefined || v === null || typeof v === 'boolean' ? undefined : pyFloat(v);
   return n === undefined || Number.isNaN(n) ? undefined : n;
@@ -145,7 +169,7 @@ export function launchCapacities(rows: readonly LaunchRow[]): { launches: Launch
     // Else (one point, or no flip found): the point nearest the limit, read against the search's curve.
     const point = [...pts].sort((a, b) => Math.abs(ln(a.headroom)) - Math.abs(ln(b.headroom)))[0] as CurvePoint;
     const est = search ? (repeatCapacity(curve, point) ?? missedWithoutReading(curve, point, ok.get(launch) ?? false)) : undefined;
-    if (est) launches.push({ launch, ...est });
+    if (est) launches.push({ launch, ...est, capacity: withinOwnPoints(est.capacity, pts) });
     else failed.push(launch);
   }
   return { launches, failed };

@@ -191,9 +191,10 @@ function decisionOf(ranked: readonly CandidateScore[], s: VerdictSettings): { d:
   const samples = ranked.map((c) => ({ id: key(c), samples: c.launches?.length ? c.launches.map((l) => l.capacity) : [c.score] }));
   const measured = pooledNoise(samples.map((x) => x.samples));
   const pooled = measured ?? ASSUMED_LAUNCH_NOISE;
-  // Repeats are launched until the test decides: every round is a look, so each look tests at Pocock's level.
-  const repeated = ranked.some((c) => (c.launches?.length ?? 1) > 1);
-  const alpha = repeated ? sequentialAlpha(s.alpha ?? DEFAULT_ALPHA, s.maxRepeats ?? DEFAULT_LOOKS) : (s.alpha ?? DEFAULT_ALPHA);
+  // Repeats are launched until the test decides: every round is a look (the most repeats any candidate has had), so
+  // each look tests at its sequential level.
+  const rounds = Math.max(0, ...ranked.map((c) => (c.launches?.length ?? 1) - 1));
+  const alpha = rounds > 0 ? sequentialAlpha(s.alpha ?? DEFAULT_ALPHA, s.maxRepeats ?? DEFAULT_LOOKS, rounds) : (s.alpha ?? DEFAULT_ALPHA);
   const d = decideScenario(samples, { alpha, minEffect: s.minEffect ?? DEFAULT_MIN_EFFECT, pooled });
   return { d, noise: { ...pooled, measured: measured !== undefined } };
 }

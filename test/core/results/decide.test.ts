@@ -256,11 +256,37 @@ describe('pooled launch noise and the sequential boundary', () => {
     assert.equal(bare.relativeCi, null);
   });
 
-  test('sequentialAlpha: Pocock\'s constant level per look (0.0294 for 2 looks, 0.012 for 8), scaled to alpha', () => {
-    assert.equal(sequentialAlpha(0.05, 1), 0.05);
-    assert.ok(Math.abs(sequentialAlpha(0.05, 2) - 0.0294) < 1e-12);
-    assert.ok(Math.abs(sequentialAlpha(0.05, 8) - 0.012) < 1e-12);
-    assert.ok(Math.abs(sequentialAlpha(0.1, 8) - 0.024) < 1e-12);
-    assert.equal(sequentialAlpha(0.05, 50), sequentialAlpha(0.05, 10));
+  test("sequentialAlpha: O'Brien-Fleming's level per look, strict early and near nominal at the last", () => {
+    near(sequentialAlpha(0.05, 1), 0.05, 1e-6, 'one look');
+    // K = 8: C = 2.072, look k rejects beyond 2.072·√(8/k).
+    near(sequentialAlpha(0.05, 8, 8), 0.03827, 2e-4, 'last of 8');
+    near(sequentialAlpha(0.05, 8, 4), 0.00339, 1e-4, 'fourth of 8');
+    assert.ok(sequentialAlpha(0.05, 8, 1) < 1e-7, 'the first of 8 needs an overwhelming difference');
+    assert.equal(sequentialAlpha(0.05, 8), sequentialAlpha(0.05, 8, 8), 'the look defaults to the last');
+    assert.equal(sequentialAlpha(0.05, 8, 12), sequentialAlpha(0.05, 8, 8), 'a look past the planned ones tests at the last level');
+    assert.ok(sequentialAlpha(0.1, 8, 8) > sequentialAlpha(0.05, 8, 8));
+  });
+
+  test('sequentialAlpha keeps the chance of any false rejection over all looks at alpha (Monte Carlo, 8 and 4 looks)', () => {
+    // Under no difference the running sum of K independent increments is a random walk; Z_k = S_k / √k.
+    let seed = 12345;
+    const uniform = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) + 0.5) / 2 ** 32;
+    const gauss = (): number => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+    for (const K of [8, 4]) {
+      const crit = Array.from({ length: K }, (_, k) => tQuantile(1 - sequentialAlpha(0.05, K, k + 1) / 2, Infinity));
+      let rejected = 0;
+      const paths = 40_000;
+      for (let i = 0; i < paths; i++) {
+        let s = 0;
+        for (let k = 1; k <= K; k++) {
+          s += gauss();
+          if (Math.abs(s / Math.sqrt(k)) > (crit[k - 1] as number)) {
+            rejected++;
+            break;
+          }
+        }
+      }
+      near(rejected / paths, 0.05, 0.006, `${K} looks: overall level`);
+    }
   });
 });

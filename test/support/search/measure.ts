@@ -43,9 +43,10 @@ export interface Launch {
 
 let salts = 0;
 
-function trial(t: Truth, engine: Parameters<typeof judgePoint>[0], sc: Scenario, rate: number, seed: number): { row: Row; passed: boolean; obs?: Observation; seconds: number } {
+function trial(t: Truth, engine: Parameters<typeof judgePoint>[0], sc: Scenario, rate: number, seed: number, length = 1): { row: Row; passed: boolean; obs?: Observation; seconds: number } {
   const c = concurrencyOf(t.plan);
-  const spec = { scenario: sc, rate, concurrency: c, requests: Math.max(t.plan.bench.numPrompts, requestsFor(rate)), seed };
+  // A repeat's trials are `length` times as long as the search's (the plan's verdict.repeat_length, as the runner's).
+  const spec = { scenario: sc, rate, concurrency: c, requests: Math.max(t.plan.bench.numPrompts, requestsFor(rate)) * length, seed };
   const { point: p, v } = judgePoint(engine, spec, t.plan.sla);
   const row = { status: 'ok', metrics: metricsOf(v, v.completed + v.failed), scenario: sc.name };
   const obs = { scenario: sc, rate, concurrency: c, p50TtftMs: v.ttftMs.p50, p50TpotMs: v.tpotMs.p50, passed: p.passed };
@@ -56,12 +57,14 @@ export interface LaunchSpec {
   fw: FrameworkKey;
   cand: Candidate;
   /** Per scenario: a rate search (the bounds to use) or repeats at fixed rates. */
+  /** The launch's draws (workload seeds, noise): a fixed salt replays them (common random numbers); default a fresh one. */
+  salt?: number;
   work: Array<{ scenario: Scenario; search?: RateSearchConfig; fallback?: RateSearchConfig; floor?: number; repeatAt?: number; localAt?: number; round?: number }>;
 }
 
 /** One server launch of the ground truth: its searches or repeats, rows and GPU-seconds. */
 export function launch(t: Truth, spec: LaunchSpec): Launch {
-  const salt = ++salts;
+  const salt = spec.salt ?? ++salts;
   const truth = { ...(t.perturb === false ? {} : { perturb: t.seed }), ...(t.efficiency ? { efficiency: t.efficiency } : {}) };
   const engine = engineFor(spec.fw, spec.cand, predictOptions(planGpu(t.plan), { ...truth, noise: t.noise ?? NOISE, seed: t.seed, launchSalt: salt }));
   if (!engine.ok) return { rows: [], gpuSeconds: 0, observations: [], started: false };
@@ -71,7 +74,7 @@ export function launch(t: Truth, spec: LaunchSpec): Launch {
   let k = 0;
   for (const w of spec.work) {
     const measure = (rate: number, mode: string, round: number): boolean => {
-      const r = trial(t, engine.config, w.scenario, rate, mix32(salt, ++k));
+      const r = trial(t, engine.config, w.scenario, rate, mix32(salt, ++k), mode === 'repeat' ? t.plan.bench.verdict.repeatLength : 1);
       out.rows.push({ ...base, ...r.row, trial: { mode, rate, concurrency: null, round } });
       out.gpuSeconds += r.seconds * gpus;
       if (r.obs) out.observations.push(r.obs);
