@@ -5,6 +5,7 @@ import type { Candidate } from '../core/candidates/candidate';
 import type { PlanFramework } from '../core/plan/types';
 import { fromPlainJson, type PyObject } from '../core/py/json';
 import { prepareWork } from '../core/results/report/work';
+import type { RepeatsEnd } from '../core/results/report-model';
 import { DECISION_MARGIN, scenarioVerdict, type CandidateScore, type ScenarioVerdict } from '../core/results/verdict';
 import { trialKey } from './artifacts';
 import { launch, serverLogFile, stop } from './candidate';
@@ -156,10 +157,19 @@ async function repeatOnce(ctx: RunContext, f: PlanFramework, cand: Candidate, po
 export async function repeatFinalists(ctx: RunContext, f: PlanFramework, floor?: ReadonlyMap<string, number>): Promise<void> {
   // --repeats N (the run's option) caps the rounds; else the plan's verdict.max_repeats (default 8).
   const max = ctx.opts.repeats ?? ctx.plan.bench.verdict?.maxRepeats ?? DEFAULT_MAX_REPEATS;
+  const ended = (why: RepeatsEnd): void => {
+    ctx.manifest.repeats_ended = { ...(ctx.manifest.repeats_ended ?? {}), [f.framework]: why };
+  };
+  if (max <= 0) ended('off');
   if (max <= 0 || ctx.aborted) return;
+  const budget = ctx.plan.bench.verdict?.gpuBudgetS;
   for (let round = 1; round <= max; round++) {
     const chosen = finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS, floor);
-    if (chosen.size === 0) return;
+    if (chosen.size === 0) return ended('decided');
+    if (budget !== undefined && ctx.gpuTime.total >= budget) {
+      ctx.log('info', `${f.framework}: no repeat ${round}: the run has spent ${Math.round(ctx.gpuTime.total)} of its ${budget} GPU-seconds (verdict.gpu_budget_s)`);
+      return ended('budget');
+    }
     ctx.log('info', `${f.framework}: repeat ${round}: ${[...chosen.keys()].map((c) => c.id).join(', ')} on a fresh server (still in question)`);
     if (ctx.slots.size > 1) {
       // Several launches at once (slurm): a round's finalists in parallel, each holding one of the run's slots.
@@ -169,4 +179,5 @@ export async function repeatFinalists(ctx: RunContext, f: PlanFramework, floor?:
     }
     for (const [cand, points] of chosen) if (!(await repeatOnce(ctx, f, cand, points, round))) return;
   }
+  ended(finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS, floor).size === 0 ? 'decided' : 'max_repeats');
 }

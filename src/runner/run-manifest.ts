@@ -5,6 +5,7 @@ import { basename, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { SlaLimits } from '../core/sla/limits';
 import type { RunPlan } from '../core/plan/types';
+import type { RepeatsEnd } from '../core/results/report-model';
 import type { SearchStrategyRecord } from '../core/plan/strategy';
 import type { Bracket } from './rate-search';
 import { safeName } from './artifacts';
@@ -48,6 +49,8 @@ export interface Manifest {
   gpu?: (GpuCheck & { launch_env?: Record<string, string> }) | { status: 'skipped'; detail: string };
   frameworks: Partial<Record<FrameworkKey, FrameworkState>>;
   resumes: Array<{ at: string; finished_trials: number; moved_aside?: number }>;
+  /** Why each framework's repeats ended (decided, max_repeats, budget, off): an undecided verdict says which stopped it. */
+  repeats_ended?: Record<string, RepeatsEnd>;
   /** Server up-time × GPUs, per purpose and candidate (modelled seconds on the simulator). */
   gpu_seconds?: { total: number; by_purpose: Record<string, number>; by_candidate: Record<string, number> };
   /** The search strategy that ran (grid or adaptive) and where it came from, what it measured and skipped; the report states it (core/results/run-facts.ts). */

@@ -106,6 +106,28 @@ describe('trustworthy verdicts (simulated engine)', () => {
     assert.equal(s?.decided, s?.ties.length === 0);
   });
 
+  test('verdict.gpu_budget_s: once the run has spent it no repeat round starts, the manifest says so, and an undecided verdict says the budget stopped it', { timeout: 120_000 }, async () => {
+    const plan = planYaml({
+      frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096\nsearch_space:\n  max_num_seqs: [8, 9]' },
+      dataset: 'num_prompts: 16\nscenario_names: [chat]\ninput_len: [256]\noutput_len: [32]',
+      benchmark: 'request_rates: null\nqps: {lower: 0.5, upper: 32, tolerance: 2, max_rounds: 4}',
+      sla: 'max_p50_ttft_ms: 2000\nmax_p50_tpot_ms: 100',
+    }) + '\nverdict:\n  gpu_budget_s: 1\n';
+    const { result, events } = await runOnSim(plan, { outDir: out(), skipSmoke: true, strategy: 'grid' });
+    const rows = result.rows as unknown as Row[];
+    assert.equal(rows.filter((r) => r.trial?.mode === 'repeat').length, 0, 'no repeat after the budget');
+    const manifest = JSON.parse(readFileSync(path.join(result.outDir, 'manifest.json'), 'utf8')) as { repeats_ended?: Record<string, string> };
+    assert.equal(manifest.repeats_ended?.vllm, 'budget');
+    assert.ok(events.some((e) => e.type === 'log' && /no repeat 1: the run has spent \d+ of its 1 GPU-seconds/.test(e.message)));
+    const summary = JSON.parse(readFileSync(result.summary?.json ?? '', 'utf8')) as { scenarios: Array<{ outcome: string; stop: string | null; summary: string }> };
+    const [s] = summary.scenarios;
+    assert.ok(s);
+    if (s.outcome === 'undecided') {
+      assert.equal(s.stop, 'budget');
+      assert.match(s.summary, /undecided \(GPU budget spent\): /);
+    } else assert.equal(s.stop, s.outcome === 'winner' ? 'decided' : s.outcome === 'equivalent' ? 'equivalent' : null);
+  });
+
   test('--resume after changing num_prompts: no old row is reused, the moved-aside rows are counted and kept aside', { timeout: 120_000 }, async () => {
     const dir = out();
     const plan = (n: number) => planYaml({ frameworks: { vllm: 'base_server_flags:\n  max_model_len: 4096' }, dataset: `num_prompts: ${n}\nscenario_names: [chat]\ninput_len: [256]\noutput_len: [32]`, benchmark: 'request_rates: [inf]' });

@@ -58,7 +58,7 @@ export function readVerdict(root: Obj, problems: string[]): VerdictSettings {
   const out: VerdictSettings = { ...DEFAULT_VERDICT };
   if (root.verdict === undefined || root.verdict === null) return out;
   if (!isObj(root.verdict)) {
-    problems.push('verdict must be a mapping (min_effect, max_repeats, alpha, repeat_length)');
+    problems.push('verdict must be a mapping (min_effect, max_repeats, alpha, repeat_length, gpu_budget_s)');
     return out;
   }
   const v = root.verdict;
@@ -72,6 +72,8 @@ export function readVerdict(root: Obj, problems: string[]): VerdictSettings {
   out.minEffect = read('min_effect', (x) => x >= 0 && x <= 0.5, 'a number in [0, 0.5]') ?? out.minEffect;
   out.maxRepeats = read('max_repeats', (x) => Number.isInteger(x) && x >= 0, 'an integer of 0 or more') ?? out.maxRepeats;
   out.alpha = read('alpha', (x) => x > 0 && x <= 0.5, 'a number in (0, 0.5]') ?? out.alpha;
+  const budget = read('gpu_budget_s', (x) => x > 0, 'a positive number of GPU-seconds');
+  if (budget !== undefined) out.gpuBudgetS = budget;
   out.repeatLength = read('repeat_length', (x) => Number.isInteger(x) && x >= 1 && x <= MAX_LENGTHEN, `an integer from 1 to ${MAX_LENGTHEN}`) ?? out.repeatLength;
   return out;
 }

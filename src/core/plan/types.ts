@@ -64,6 +64,8 @@ export interface VerdictSettings {
   alpha: number;
   /** `repeat_length`: a repeat's trials are this many times as long as the search's (default 4, at most MAX_LENGTHEN). */
   repeatLength: number;
+  /** `gpu_budget_s`: no further round of repeats starts once the run has spent this many GPU-seconds (unset: no budget). */
+  gpuBudgetS?: number;
 }
 
 export type Endpoint = '/v1/completions' | '/v1/chat/completions' | '/generate';

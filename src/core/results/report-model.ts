@@ -85,6 +85,9 @@ export interface VerdictCandidate {
   capacities?: number[];
 }
 
+/** Why a framework's repeats ended, as the runner's manifest records it (`repeats_ended`): nothing left in question, the rounds or the GPU budget spent, or repeats off. */
+export type RepeatsEnd = 'decided' | 'max_repeats' | 'budget' | 'off';
+
 /** Per scenario: the winner, the candidates equivalent to the best, or the ones the run could not separate. */
 export interface VerdictEntry {
   scenario: string;

@@ -9,6 +9,7 @@ import { isSearchStrategy, type StrategySource } from '../plan/strategy';
 import type { RunPlan, SearchStrategyName, Substitution } from '../plan/types';
 import { readSlaLimits, type SlaReading } from '../sla/limits';
 import type { FactsPredictions } from './predict-file';
+import type { RepeatsEnd } from './report-model';
 
 export interface FactsScenario {
   name: string;
@@ -92,7 +93,7 @@ export interface RunFacts {
   scenarios: FactsScenario[];
   sla?: SlaReading;
   /** The plan's verdict settings (min_effect, alpha), when the facts came from a plan or a manifest that has them. */
-  verdict?: { minEffect?: number; alpha?: number; maxRepeats?: number };
+  verdict?: { minEffect?: number; alpha?: number; maxRepeats?: number; repeatsEnded?: Record<string, RepeatsEnd> };
   versions: Record<string, FactsVersion>;
   frameworks: FactsFramework[];
   maxCandidates?: number;
@@ -210,6 +211,15 @@ function withRunRecord(m: RunFacts, manifest: unknown): RunFacts {
  * What the report knows from a run plan in memory (the runner's own plan, or one read from a file), and from the
  * run's manifest.json (parsed JSON) when there is one: its GPU time and search strategy.
  */
+
+function repeatsEndedOf(manifest: unknown): Record<string, RepeatsEnd> | undefined {
+  const r = isObj(manifest) ? manifest.repeats_ended : undefined;
+  if (!isObj(r)) return undefined;
+  const out: Record<string, RepeatsEnd> = {};
+  for (const [fw, v] of Object.entries(r)) if (v === 'decided' || v === 'max_repeats' || v === 'budget' || v === 'off') out[fw] = v;
+  return out;
+}
+
 export function runFactsFromPlan(plan: RunPlan, manifest?: unknown): RunFacts {
   const b = plan.bench;
   const m: RunFacts = { scenarios: [], versions: {}, frameworks: [], substitutions: plan.substitutions.map((x) => ({ ...x })), problems: [] };
@@ -226,6 +236,8 @@ export function runFactsFromPlan(plan: RunPlan, manifest?: unknown): RunFacts {
   set('backend', b.backend);
   set('sla', { limits: { ...plan.sla.limits }, deprecated: [...plan.sla.deprecated], ...(plan.sla.defaulted ? { defaulted: [...plan.sla.defaulted] } : {}) });
   if (b.verdict) m.verdict = { minEffect: b.verdict.minEffect, alpha: b.verdict.alpha, maxRepeats: b.verdict.maxRepeats };
+  const ended = repeatsEndedOf(manifest);
+  if (ended) m.verdict = { ...(m.verdict ?? {}), repeatsEnded: ended };
   for (const [fw, v] of Object.entries(plan.versions)) m.versions[fw] = { ...v };
   set('outputDir', plan.target.outputDir);
   set('runId', plan.runId);
@@ -278,6 +290,8 @@ function datasetManifest(root: Obj): RunFacts {
     const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
     m.verdict = { minEffect: num(root.verdict.min_effect), alpha: num(root.verdict.alpha), maxRepeats: num(root.verdict.max_repeats) };
   }
+  const ended = repeatsEndedOf(root);
+  if (ended) m.verdict = { ...(m.verdict ?? {}), repeatsEnded: ended };
   m.versions = readVersions(root);
   const search = isObj(root.search) ? root.search : {};
   m.outputDir = str(search.output_dir) ?? str(root.output_dir) ?? str(root.artifact_dir);

@@ -6,7 +6,7 @@ import type { PyJson, PyObject } from '../py/json';
 import { pyFloat, pyGet, pyStr } from '../py/ops';
 import { capacityEstimate, decideScenario, formatDecision, pooledNoise, sequentialAlpha, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, type PooledNoise, type ScenarioDecision } from './decide';
 import { launchCapacities, type LaunchCapacity } from './launch-capacity';
-import type { VerdictCandidate, VerdictEntry } from './report-model';
+import type { RepeatsEnd, VerdictCandidate, VerdictEntry } from './report-model';
 import { isTrial, type Work } from './report/work';
 
 /** One candidate's standing in one scenario. */
@@ -45,13 +45,29 @@ export interface VerdictSettings {
   minEffect?: number;
   /** verdict.max_repeats: the rounds of repeats a run may look at its data after (the sequential correction's looks). */
   maxRepeats?: number;
+  /** Why each framework's repeats ended (the runner's manifest): an undecided scenario says which stopped it. */
+  repeatsEnded?: Readonly<Record<string, RepeatsEnd>>;
 }
+
+/** Why no more launches were spent on a scenario: decided, equivalent, or, undecided, what ended the repeats. */
+export type VerdictStop = 'decided' | 'equivalent' | 'max_repeats' | 'budget' | 'repeats_off' | 'across_frameworks';
+
+const STOP_TEXT: Record<VerdictStop, string> = {
+  decided: 'decided',
+  equivalent: 'equivalent',
+  max_repeats: 'max_repeats spent',
+  budget: 'GPU budget spent',
+  repeats_off: 'no repeats (--repeats 0 or max_repeats 0)',
+  across_frameworks: "each framework's own repeats ended; candidates of different frameworks are not repeated against each other",
+};
 
 /** Rounds of repeats a run looks after, when the plan does not say (runner/repeats.ts DEFAULT_MAX_REPEATS). */
 const DEFAULT_LOOKS = 8;
 
 export interface ScenarioVerdict {
   scenario: string;
+  /** Why launching stopped (undefined: the run has not said, e.g. a report of rows alone, or no candidate met the SLA). */
+  stop?: VerdictStop;
   /** A winner whose interval clears every other candidate's. */
   decided: boolean;
   /** The top candidate (decided or not); null when no candidate met the SLA. */
@@ -224,10 +240,29 @@ export function scenarioVerdict(work: readonly Work[], scenario: string, setting
   const open = new Set([...d.contenders, ...d.equivalent]);
   const ties = ranked.slice(1).filter((c) => open.has(key(c)));
   const outcome = ranked.length === 1 ? 'winner' : d.outcome;
-  const v: ScenarioVerdict = { scenario, decided: outcome === 'winner', winner: top, ties, ranked, outcome, minEffect, level: d.level, noise, summary: summaryOf(scenario, d, ranked, noise, measured) };
+  const stop = stopOf(outcome, [top, ...ties], settings.repeatsEnded);
+  const said = summaryOf(scenario, d, ranked, noise, measured);
+  const summary = outcome === 'undecided' && stop ? said.replace(`${scenario}: undecided: `, `${scenario}: undecided (${STOP_TEXT[stop]}): `) : said;
+  const v: ScenarioVerdict = { scenario, decided: outcome === 'winner', winner: top, ties, ranked, outcome, minEffect, level: d.level, noise, summary, ...(stop ? { stop } : {}) };
   if (d.effect !== undefined) v.effect = d.effect;
   if (d.ci) v.ci = d.ci;
   return v;
+}
+
+/**
+ * Why launching stopped: a winner is decided, equivalence is an answer; an undecided scenario names what ended the
+ * repeats of its leader's and contenders' frameworks (budget first, then max_repeats, then repeats switched off), or,
+ * when every one of them ended decided, that the open pair spans frameworks. Undefined when the run has not said.
+ */
+function stopOf(outcome: VerdictOutcome, open: readonly CandidateScore[], ended: Readonly<Record<string, RepeatsEnd>> | undefined): VerdictStop | undefined {
+  if (outcome === 'winner') return 'decided';
+  if (outcome === 'equivalent') return 'equivalent';
+  if (outcome !== 'undecided' || !ended) return undefined;
+  const why = new Set(open.map((c) => ended[c.framework]));
+  if (why.has('budget')) return 'budget';
+  if (why.has('max_repeats')) return 'max_repeats';
+  if (why.has('off')) return 'repeats_off';
+  return why.size === 1 && why.has('decided') && new Set(open.map((c) => c.framework)).size > 1 ? 'across_frameworks' : undefined;
 }
 
 export function verdicts(work: readonly Work[], scenarios: readonly string[], settings: VerdictSettings = {}): ScenarioVerdict[] {
@@ -247,5 +282,6 @@ export function verdictEntry(v: ScenarioVerdict): VerdictEntry {
   if (v.ci) e.ci = v.ci;
   if (v.level !== undefined) e.level = v.level;
   if (v.noise) e.noise = { rel_sd: v.noise.relSd, df: v.noise.df, measured: v.noise.measured };
+  if (v.stop) e.stop = v.stop;
   return e;
 }

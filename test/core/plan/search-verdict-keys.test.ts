@@ -47,6 +47,8 @@ describe('plan keys of the rate search and the verdict', () => {
       assert.ok(bad.problems.some((x) => x.includes(m)), `${m}: ${bad.problems.join('; ')}`);
     }
     assert.deepEqual(bad.bench.verdict, DEFAULT_VERDICT, 'bad values keep the defaults');
+    assert.equal(read(withQps('lower: 1, upper: 12', '\nverdict:\n  gpu_budget_s: 3600\n')).bench.verdict.gpuBudgetS, 3600);
+    assert.ok(read(withQps('lower: 1, upper: 12', '\nverdict:\n  gpu_budget_s: 0\n')).problems.some((x) => x.includes('verdict.gpu_budget_s must be a positive number of GPU-seconds')));
   });
 
   test('the schemas describe the new keys: a plan using them checks clean, a bad value is a schema finding', () => {
@@ -55,7 +57,7 @@ describe('plan keys of the rate search and the verdict', () => {
     const errors = (text: string) => checkConfigText(text, { kind: 'auto' }).findings.filter((f) => f.severity === 'error' || f.code === 'schema');
     assert.deepEqual(errors(good).map((f) => f.message), []);
     assert.ok(errors(withQps('lower: 1, upper: 12, rel_tolerance: 0.9')).some((f) => f.path.join('.') === 'benchmark.qps.rel_tolerance'));
-    assert.deepEqual(errors(withQps('lower: 1, upper: 12', '\nverdict:\n  min_efect: 0.03\n')).map((f) => f.message), ["verdict: unknown key 'min_efect'; allowed keys are min_effect, max_repeats, alpha, repeat_length"]);
+    assert.deepEqual(errors(withQps('lower: 1, upper: 12', '\nverdict:\n  min_efect: 0.03\n')).map((f) => f.message), ["verdict: unknown key 'min_efect'; allowed keys are min_effect, max_repeats, alpha, repeat_length, gpu_budget_s"]);
     // A cookbook config may carry the verdict block too: the playbook's rules say nothing of it, and its schema knows it.
     const cookbook = readFileSync(path.join(REPO, 'configs/cookbook-llm/glm-4.5.yaml'), 'utf8');
     const messages = (text: string) => errors(text).map((f) => f.message);

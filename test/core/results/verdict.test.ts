@@ -4,6 +4,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderReportCsv, renderReportMarkdown } from '../../../src/core/results/report-write';
+import { scenarioVerdict } from '../../../src/core/results/verdict';
+import { prepareWork } from '../../../src/core/results/report/work';
+import { fromPlainJson, type PyObject } from '../../../src/core/py/json';
+import type { RunFacts } from '../../../src/core/results/run-facts';
 import { curveRow, launches, reportOf, search, searchRow, type Row } from '../../support/report-rows';
 
 const model = reportOf;
@@ -88,5 +92,21 @@ describe('verdicts', () => {
     assert.equal(v?.winner, null);
     assert.equal(v?.outcome, 'none');
     assert.match(v?.summary ?? '', /no candidate met the SLA/);
+  });
+
+  test('stop: why launching ended — decided, equivalent, or for an undecided scenario what ended its frameworks\' repeats', () => {
+    const rows = [...launches('vllm', 'c1', [10.4, 9.6, 10.9], RATES), ...launches('sglang', 'baseline', [10.0, 10.5, 9.4], RATES)];
+    const work = prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), {} as RunFacts);
+    const at = (ended?: Record<string, 'decided' | 'max_repeats' | 'budget' | 'off'>) => scenarioVerdict(work, 'chat', ended ? { repeatsEnded: ended } : {});
+    assert.equal(at().outcome, 'undecided');
+    assert.equal(at().stop, undefined, 'rows alone do not say');
+    assert.equal(at({ vllm: 'max_repeats', sglang: 'decided' }).stop, 'max_repeats');
+    assert.equal(at({ vllm: 'max_repeats', sglang: 'budget' }).stop, 'budget');
+    assert.equal(at({ vllm: 'off', sglang: 'off' }).stop, 'repeats_off');
+    const across = at({ vllm: 'decided', sglang: 'decided' });
+    assert.equal(across.stop, 'across_frameworks');
+    assert.match(across.summary, /^chat: undecided \(each framework's own repeats ended; .*\): /);
+    const won = scenarioVerdict(prepareWork([...launches('vllm', 'c1', [12.1, 11.9, 12.0, 12.2], RATES.concat([12.5])), ...launches('sglang', 'baseline', [9.0, 9.2, 8.9, 9.1], RATES)].map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), {} as RunFacts), 'chat', { repeatsEnded: { vllm: 'decided', sglang: 'decided' } });
+    assert.equal(won.stop, 'decided');
   });
 });
