@@ -24,7 +24,7 @@ const RUNS = Number(arg('runs', '40'));
 const NOISE = Number(arg('noise', '0.03'));
 /** Trials of the noise-free truth: long enough that a trial's own sampling noise is small (about 1% of capacity). */
 const TRUTH_PROMPTS = 2000;
-/** verdict.max_repeats and verdict.repeat_length of the plan (default: the product's, 8 and 4). */
+/** verdict.max_repeats and verdict.repeat_length of the plan (default: the product's, 8 and 1). */
 const MAX_REPEATS = arg('max-repeats', '');
 const REPEAT_LENGTH = arg('repeat-length', '');
 /** --verbose: each run's outcome, test level, pooled noise and per-launch capacities (s: search, r: repeat). */
@@ -124,7 +124,7 @@ const pct = (n: number): string => `${((100 * n) / RUNS).toFixed(0)}%`.padStart(
 function main(): void {
   const verdict = [MAX_REPEATS && `  max_repeats: ${MAX_REPEATS}`, REPEAT_LENGTH && `  repeat_length: ${REPEAT_LENGTH}`].filter(Boolean);
   const plan = readRunPlan({ text: verdict.length ? `${PLAN}verdict:\n${verdict.join('\n')}\n` : PLAN, path: 'resolution.plan.yaml' });
-  if (plan.bench.verdict.maxRepeats !== Number(MAX_REPEATS || 8) || plan.bench.verdict.repeatLength !== Number(REPEAT_LENGTH || 4)) throw new Error(`the plan's verdict block was not read: ${plan.problems.join('; ')}`);
+  if (plan.bench.verdict.maxRepeats !== Number(MAX_REPEATS || 8) || plan.bench.verdict.repeatLength !== Number(REPEAT_LENGTH || 1)) throw new Error(`the plan's verdict block was not read: ${plan.problems.join('; ')}`);
   const base = trueCapacity(plan, 1, 'baseline');
   console.log(`two vLLM candidates, ${RUNS} seeded runs per difference, launch noise ${NOISE}; baseline true capacity ${base.toFixed(2)} req/s (noise-free)`);
   console.log('efficiency factor (noise-free capacity ratio) | test: right wrong equiv undecided  GPU-s (median) | fixed 20% margin: right wrong tie  GPU-s (median)');

@@ -81,7 +81,7 @@ describe('trustworthy verdicts (simulated engine)', () => {
       dataset: 'num_prompts: 24\nscenario_names: [long]\ninput_len: [2048]\noutput_len: [64]',
       benchmark: 'request_rates: null\nqps: {lower: 0.5, upper: 64, tolerance: 2, max_rounds: 6}',
       sla: 'max_p50_ttft_ms: 2000\nmax_p50_tpot_ms: 100',
-    });
+    }) + '\nverdict:\n  repeat_length: 4\n';
     const { result } = await runOnSim(plan, { outDir: out(), skipSmoke: true, repeats: 1, strategy: 'grid' });
     const manifest = JSON.parse(readFileSync(path.join(result.outDir, 'manifest.json'), 'utf8')) as { frameworks: { vllm: { brackets: Record<string, { best: number | null; lowestFail: number | null; closed: boolean; note: string }> } }; gpu_seconds: { by_purpose: { repeat: number; search: number } } };
     const brackets = Object.values(manifest.frameworks.vllm.brackets);
@@ -94,7 +94,7 @@ describe('trustworthy verdicts (simulated engine)', () => {
     const saturated = (result.rows as unknown as Row[]).filter((r) => (r.sla?.reasons ?? []).some((x) => /^saturated: /.test(x)) || /too short|saturated/.test(r.failure_reason ?? ''));
     assert.ok(saturated.length + (result.rows as unknown as Row[]).filter((r) => r.sla?.passed === false).length > 0);
     assert.ok(manifest.gpu_seconds.by_purpose.repeat > 0 && manifest.gpu_seconds.by_purpose.search > 0);
-    // A repeat's trials are verdict.repeat_length (4) times as long as the search's would be: at least 4 x 24 prompts.
+    // A repeat's trials are the plan's verdict.repeat_length (4) times as long as the search's would be: at least 4 x 24 prompts.
     const prompts = (mode: string) => (result.rows as unknown as Array<Row & { workload?: { num_prompts?: number } }>).filter((r) => r.trial?.mode === mode).map((r) => r.workload?.num_prompts ?? 0);
     assert.ok(prompts('repeat').length > 0 && prompts('repeat').every((n) => n >= 96), `repeat prompts ${prompts('repeat').join(',')}`);
     assert.ok(prompts('search').some((n) => n < 96), `search prompts ${prompts('search').join(',')}`);

@@ -19,12 +19,13 @@ export const MAX_LENGTHEN = 8;
 
 /**
  * The `verdict:` block's defaults (issue 26): differences under 3% are "equivalent", at most 8 repeats, 95% intervals,
- * repeat trials 4x as long as the search's. The last because a launch's capacity is read where its latency crosses the
+ * repeat trials as long as the search's. A plan may lengthen them (repeat_length 4 raised bench:resolution's +5% from
+ * 50% to 70% decided, at about 25% more GPU-seconds; not the default yet: it slows every run's repeats 4x). Because a launch's capacity is read where its latency crosses the
  * limit, and near that knee a short trial's p50 swings with its arrivals: on the simulator (bench:resolution's plan,
  * --sim-noise 0), the capacity one launch reads varies 3.7% from trial noise alone at the search's length, 2.5% at
  * 4x; a launch costs minutes to start, so longer trials on it are the cheaper evidence.
  */
-export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 4 };
+export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 1 };
 
 /**
  * Requests a trial at `rate` (req/s) needs for a steady state: arrivals spanning 3 median E2E latencies, and the middle

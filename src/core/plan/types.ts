@@ -62,7 +62,7 @@ export interface VerdictSettings {
   maxRepeats: number;
   /** `alpha`: the intervals' error rate, before the correction for how many are compared (default 0.05). */
   alpha: number;
-  /** `repeat_length`: a repeat's trials are this many times as long as the search's (default 4, at most MAX_LENGTHEN). */
+  /** `repeat_length`: a repeat's trials are this many times as long as the search's (default 1, at most MAX_LENGTHEN). */
   repeatLength: number;
   /** `gpu_budget_s`: no further round of repeats starts once the run has spent this many GPU-seconds (unset: no budget). */
   gpuBudgetS?: number;

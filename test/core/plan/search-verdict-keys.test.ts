@@ -35,13 +35,13 @@ describe('plan keys of the rate search and the verdict', () => {
 
   test('verdict: always filled with its defaults; the values a plan writes; bad values are plan problems', () => {
     const d = read(withQps('lower: 1, upper: 12'));
-    assert.deepEqual(d.bench.verdict, { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 4 });
-    assert.deepEqual(DEFAULT_VERDICT, { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 4 });
+    assert.deepEqual(d.bench.verdict, { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 1 });
+    assert.deepEqual(DEFAULT_VERDICT, { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 1 });
     const set = read(withQps('lower: 1, upper: 12', '\nverdict:\n  min_effect: 0.05\n  max_repeats: 0\n  alpha: 0.1\n  repeat_length: 1\n'));
     assert.deepEqual(set.problems, []);
     assert.deepEqual(set.bench.verdict, { minEffect: 0.05, maxRepeats: 0, alpha: 0.1, repeatLength: 1 });
     const partial = read(withQps('lower: 1, upper: 12', '\nverdict:\n  max_repeats: 4\n'));
-    assert.deepEqual(partial.bench.verdict, { minEffect: 0.03, maxRepeats: 4, alpha: 0.05, repeatLength: 4 });
+    assert.deepEqual(partial.bench.verdict, { minEffect: 0.03, maxRepeats: 4, alpha: 0.05, repeatLength: 1 });
     const bad = read(withQps('lower: 1, upper: 12', '\nverdict:\n  min_effect: 0.7\n  max_repeats: 2.5\n  alpha: 0\n  repeat_length: 9\n'));
     for (const m of ['verdict.min_effect must be a number in [0, 0.5]', 'verdict.max_repeats must be an integer of 0 or more', 'verdict.alpha must be a number in (0, 0.5]', 'verdict.repeat_length must be an integer from 1 to 8']) {
       assert.ok(bad.problems.some((x) => x.includes(m)), `${m}: ${bad.problems.join('; ')}`);
