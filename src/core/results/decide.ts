@@ -175,12 +175,7 @@ export function sequentialAlpha(alpha: number, looks: number, look = looks): num
   const kMax = Math.max(1, Math.min(OBF_05.length, Math.round(looks)));
   const k = Math.max(1, Math.min(kMax, Math.round(look * (kMax / Math.max(1, Math.round(looks))))));
   const c = ((OBF_05[kMax - 1] as number) / 1.96) * normalQuantile(1 - alpha / 2) * Math.sqrt(kMax / k);
-  return 2 * (1 - normalCdf(c));
-}
-
-/** Φ(x), the standard normal CDF. */
-function normalCdf(x: number): number {
-  return 1 - 0.5 * erfcApprox(x / Math.SQRT2);
+  return 2 * (1 - tCdf(c, Infinity));
 }
 
 /** Launch-to-launch noise of a run: the relative sd pooled over candidates, and its degrees of freedom. */
