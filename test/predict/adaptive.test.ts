@@ -272,14 +272,17 @@ describe('adaptive runs on the simulated engine', () => {
     const manifest = JSON.parse(readFileSync(path.join(result.outDir, 'manifest.json'), 'utf8')) as { search_strategy: { measured: string[]; stopped?: Array<{ framework: string; candidate: string; scenario: string; rate: number }> } };
     assert.deepEqual(manifest.search_strategy.measured.slice(0, 2), ['vllm baseline', 'vllm c2']);
     const rows = result.rows as unknown as Array<{ candidate_id?: string; status: string; trial?: { mode?: string; rate?: number }; sla?: { passed?: boolean } }>;
-    // The leader keeps its next passing rate below its best even should a repeat miss the best: the floor is under that.
+    // Measured while the race is open, c2's floor is under the rate the leader keeps should a repeat miss its best (its
+    // next passing rate); measured after the verdict named the leader (settle, when c2 first looked unable to tie), under
+    // the leader's confirmed best. Which of the two depends on the calibrated error after the leader's trials.
     const passes = rows.filter((r) => r.candidate_id === 'baseline' && r.trial?.mode === 'search' && r.sla?.passed).map((r) => r.trial?.rate ?? 0).sort((a, b) => b - a);
-    const lead = passes[1] ?? passes[0] ?? 0;
+    const leads = [passes[1] ?? passes[0] ?? 0, passes[0] ?? 0];
     const c2 = rows.filter((r) => r.candidate_id === 'c2' && r.trial?.mode === 'search');
     assert.equal(c2.length, 1, 'one trial: at the floor');
     assert.equal(c2[0]?.sla?.passed, false);
     const floor = c2[0]?.trial?.rate ?? 0;
-    assert.ok(floor < lead / (1 + DECISION_MARGIN) && floor > 0.95 * (lead / (1 + DECISION_MARGIN)), `floor ${floor} just under ${lead} / 1.2 (passes ${passes.join(', ')})`);
+    const under = (lead: number): boolean => floor < lead / (1 + DECISION_MARGIN) && floor > 0.95 * (lead / (1 + DECISION_MARGIN));
+    assert.ok(leads.some(under), `floor ${floor} just under ${leads.join(' or ')} / 1.2 (passes ${passes.join(', ')})`);
     assert.deepEqual(manifest.search_strategy.stopped, [{ framework: 'vllm', candidate: 'c2', scenario: 'chat', rate: floor }]);
     const md = readFileSync(path.join(result.outDir, 'summary.md'), 'utf8');
     assert.ok(md.includes(`stopped: fails the SLA at ${floor} req/s, under which it can neither win nor tie`), 'the predicted-vs-measured table says why');
