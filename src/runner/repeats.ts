@@ -10,7 +10,7 @@ import { DECISION_MARGIN, scenarioVerdict, type CandidateScore, type ScenarioVer
 import { trialKey } from './artifacts';
 import { launch, serverLogFile, stop } from './candidate';
 import { WARMUP_FIRST_TRIAL, type RunContext } from './context';
-import { nextLocalRate } from './local-search';
+import { localStart, nextLocalRate, walkStart } from './local-search';
 import { measure, warmUpAt } from './trial';
 import type { TrialRef } from './types';
 
@@ -52,6 +52,11 @@ export function inQuestion(v: ScenarioVerdict, floor: number): CandidateScore[] 
   return (top.launches?.length ?? 1) < 2 ? [top] : [];
 }
 
+/** Where a repeat of this candidate starts its local search: its search launch's knee, else its confirmed `rate`. */
+export function repeatStart(s: CandidateScore, rate: number): number {
+  return localStart(rate, s.launches?.find((l) => l.launch === 'search' && l.how === 'interpolated')?.capacity);
+}
+
 /** Per candidate, the points it repeats this round: it is still in question in those scenarios (at most `k` a scenario). */
 export function finalists(ctx: RunContext, f: PlanFramework, k: number, floor?: ReadonlyMap<string, number>): Map<Candidate, RepeatPoint[]> {
   const work = frameworkWork(ctx, f, true);
@@ -66,6 +71,7 @@ export function finalists(ctx: RunContext, f: PlanFramework, k: number, floor?: 
     for (const s of contenders.slice(0, k)) {
       const cand = f.candidates.find((c) => c.id === s.candidate);
       const point = pointOf((work[s.row] as { row: PyObject }).row, sc.name);
+      if (point && typeof point.rate === 'number') point.rate = repeatStart(s, point.rate);
       if (cand && point) out.set(cand, [...(out.get(cand) ?? []), point]);
     }
   }
@@ -90,7 +96,7 @@ async function repeatPoint(ctx: RunContext, s: ScenarioRunOf, f: PlanFramework, 
   const rounds: Array<{ rate: number; passed: boolean }> = [];
   let first = warm;
   for (;;) {
-    const at = p.rate === 'inf' ? (rounds.length ? undefined : 'inf') : nextLocalRate(p.rate, rounds);
+    const at = p.rate === 'inf' ? (rounds.length ? undefined : 'inf') : nextLocalRate(walkStart(p.rate, round), rounds);
     if (at === undefined || ctx.aborted) return 'ok';
     const ref = refOf(f, cand, { ...p, rate: at }, round, digest);
     let row = ctx.ledger.finished(ref.key, cand);
@@ -112,7 +118,7 @@ type ScenarioRunOf = Parameters<typeof measure>[1];
 function pendingInLedger(ctx: RunContext, f: PlanFramework, cand: Candidate, p: RepeatPoint, round: number, digest: string): boolean {
   const rounds: Array<{ rate: number; passed: boolean }> = [];
   for (;;) {
-    const at = p.rate === 'inf' ? (rounds.length ? undefined : 'inf') : nextLocalRate(p.rate, rounds);
+    const at = p.rate === 'inf' ? (rounds.length ? undefined : 'inf') : nextLocalRate(walkStart(p.rate, round), rounds);
     if (at === undefined) return false;
     const row = ctx.ledger.finished(refOf(f, cand, { ...p, rate: at }, round, digest).key, cand);
     if (!row) return true;

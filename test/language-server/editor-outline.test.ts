@@ -150,13 +150,13 @@ describe('run lenses on a framework with errors', () => {
     assert.deepEqual(titles('vllm'), ['3 candidates (all invalid)', 'Show commands', 'Run baseline (1 error)', 'Run candidate… (1 error)', 'Run all (1 error)']);
     assert.deepEqual(titles('sglang'), ['3 candidates', 'Show commands', 'Run baseline', 'Run candidate…', 'Run all']);
     const marks = commandsListing('p.yaml', r, 'vllm').split('\n').filter((l) => l.startsWith('# ') && !l.startsWith('# p.yaml'));
-    assert.deepEqual(marks.map((l) => l.replace(/ — INVALID: .*/, ' — INVALID')), ['# baseline — INVALID', '# c1: max_num_seqs=8 — INVALID', '# c2: max_num_seqs=64 — INVALID']);
+    assert.deepEqual(marks.map((l) => l.replace(/ — INVALID: .*/, ' — INVALID')), ['# baseline — INVALID', '# c1: max_num_seqs=8 — INVALID', '# c2: max_num_seqs=28 — INVALID']);
     assert.match(marks[0] ?? '', /INVALID: vllm: unknown or unsupported server flag 'totally_bogus_flag'/);
     assert.deepEqual(candidateSummaries(r).vllm?.map((c) => c.problems?.length ?? 0), [1, 1, 1]);
   });
 
   test('an unknown value in the search space makes only the candidates that pass it invalid', () => {
-    const text = DEMO.replace('      max_num_seqs: [8, 64]\n', '      max_num_seqs: [8, 64]\n      bogus_search_flag: [1]\n');
+    const text = DEMO.replace('      max_num_seqs: [8, 28]\n', '      max_num_seqs: [8, 28]\n      bogus_search_flag: [1]\n');
     assert.notEqual(text, DEMO);
     const r = checkConfigText(text, { kind: 'auto' });
     const vllm = r.candidateLists.find((p) => p.framework === 'vllm');
@@ -185,7 +185,7 @@ describe('candidates for Run candidate… and Show commands', () => {
     assert.deepEqual(s.vllm, [
       { id: 'baseline', overrides: '', command: 'vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.9 --max-model-len 4096' },
       { id: 'c1', overrides: 'max_num_seqs=8', command: 'vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.9 --max-model-len 4096 --max-num-seqs 8' },
-      { id: 'c2', overrides: 'max_num_seqs=64', command: 'vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.9 --max-model-len 4096 --max-num-seqs 64' },
+      { id: 'c2', overrides: 'max_num_seqs=28', command: 'vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.9 --max-model-len 4096 --max-num-seqs 28' },
     ]);
     assert.deepEqual(s.sglang?.map((c) => c.overrides), ['', 'max_running_requests=8', 'max_running_requests=64']);
     for (const p of demo.candidateLists) assert.deepEqual(s[p.framework]?.map((c) => c.command), p.candidates.map((c) => c.command));
@@ -207,10 +207,10 @@ describe('candidates for Run candidate… and Show commands', () => {
       ...base,
       '  --max-model-len 4096 \\',
       '  --max-num-seqs 8',
-      '# c2: max_num_seqs=64',
+      '# c2: max_num_seqs=28',
       ...base,
       '  --max-model-len 4096 \\',
-      '  --max-num-seqs 64',
+      '  --max-num-seqs 28',
       '',
     ]);
     const all = commandsListing('/somewhere/demo.plan.yaml', demo);

@@ -19,7 +19,7 @@ const DEMO = readRepoFile('configs', 'examples', 'demo.plan.yaml');
 const DEMO_PATH = join(REPO, 'configs', 'examples', 'demo.plan.yaml');
 const demo = checkConfigText(DEMO);
 
-/** A prediction as the worker sends it (plain data): vLLM's c2 (max_num_seqs=64) leads on chat. */
+/** A prediction as the worker sends it (plain data): vLLM's c2 (max_num_seqs=28) leads on chat. */
 const PRED: EditorPrediction = {
   scenarios: ['chat', 'summarization'],
   frameworks: [
@@ -29,7 +29,7 @@ const PRED: EditorPrediction = {
       candidates: [
         { id: 'baseline', overrides: [], status: 'ok', capacity: { chat: 9.8, summarization: 3 } },
         { id: 'c1', overrides: [['max_num_seqs', '8']], status: 'ok', capacity: { chat: 7.4, summarization: 3.1 } },
-        { id: 'c2', overrides: [['max_num_seqs', '64']], status: 'ok', capacity: { chat: 11.2, summarization: 3 } },
+        { id: 'c2', overrides: [['max_num_seqs', '28']], status: 'ok', capacity: { chat: 11.2, summarization: 3 } },
       ],
     },
     {
@@ -62,11 +62,11 @@ describe('predictions in code lenses', () => {
 });
 
 describe('predictions in hovers', () => {
-  const value = spanOf(DEMO, '64', '  vllm:\n');
+  const value = spanOf(DEMO, '28', '  vllm:\n');
   test('a search-space value: its predicted effect against the baseline, per scenario', () => {
     const md = hoverAt(demo, value[0] + 1, undefined, PRED)?.markdown ?? '';
     assert.match(md, /^\*\*`--max-num-seqs`\*\*/);
-    assert.ok(md.endsWith('\n\npredicted (simulated engine model, uncalibrated): max_num_seqs=64 → chat 11.2 req/s vs baseline 9.8 (+14%), summarization 3.0 req/s vs baseline 3.0 (+0%)'), md);
+    assert.ok(md.endsWith('\n\npredicted (simulated engine model, uncalibrated): max_num_seqs=28 → chat 11.2 req/s vs baseline 9.8 (+14%), summarization 3.0 req/s vs baseline 3.0 (+0%)'), md);
   });
 
   test('no prediction cached: nothing about predictions; the key itself: nothing either', () => {

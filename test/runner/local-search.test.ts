@@ -2,7 +2,7 @@
 // that bracket, and a stop when no flip comes within the steps; the rates follow from the verdicts alone.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LOCAL_BISECTIONS, LOCAL_MAX_STEPS, nextLocalRate } from '../../src/runner/local-search';
+import { LOCAL_BISECTIONS, LOCAL_MAX_STEPS, localStart, nextLocalRate } from '../../src/runner/local-search';
 
 /** Runs the local search against a server whose SLA capacity is `cap` (passes at or below it). */
 function walk(start: number, cap: number): number[] {
@@ -35,5 +35,25 @@ describe('local search around the knee', () => {
 
   test('the same verdicts ask for the same rates (a resumed run replays them)', () => {
     assert.deepEqual(walk(12.5, 13.1), walk(12.5, 13.1));
+  });
+});
+
+describe('where a repeat starts', () => {
+  test('at the search curve\'s crossing when it lies above the confirmed pass, else at the confirmed pass', () => {
+    // The demo's case: pass 2.532, fail 3.43, the curve crossing the limit at about 3.3.
+    assert.equal(localStart(2.532, 3.3012), 3.301);
+    assert.equal(localStart(2.532, undefined), 2.532);
+    assert.equal(localStart(2.532, 2.5), 2.532);
+    assert.equal(localStart(2.532, Number.NaN), 2.532);
+  });
+
+  test('from the crossing, a walk flips within a step and brackets within the bisections', () => {
+    const knee = 3.3;
+    const rounds: Array<{ rate: number; passed: boolean }> = [];
+    for (let at = nextLocalRate(localStart(2.532, 3.29), rounds); at !== undefined; at = nextLocalRate(localStart(2.532, 3.29), rounds)) rounds.push({ rate: at, passed: at <= knee });
+    const lo = Math.max(...rounds.filter((r) => r.passed).map((r) => r.rate));
+    const hi = Math.min(...rounds.filter((r) => !r.passed).map((r) => r.rate));
+    assert.ok(rounds.length <= 4, `${rounds.length} trials`);
+    assert.ok(lo <= knee && hi > knee && (hi - lo) / lo < 0.02, `bracket ${lo}..${hi}`);
   });
 });

@@ -19,11 +19,11 @@ export const MAX_LENGTHEN = 8;
 
 /**
  * The `verdict:` block's defaults (issue 26): differences under 3% are "equivalent", at most 8 repeats, 95% intervals,
- * repeat trials as long as the search's. A plan may lengthen them (repeat_length 4 raised bench:resolution's +5% from
- * 50% to 70% decided, at about 25% more GPU-seconds; not the default yet: it slows every run's repeats 4x). Because a launch's capacity is read where its latency crosses the
- * limit, and near that knee a short trial's p50 swings with its arrivals: on the simulator (bench:resolution's plan,
- * --sim-noise 0), the capacity one launch reads varies 3.7% from trial noise alone at the search's length, 2.5% at
- * 4x; a launch costs minutes to start, so longer trials on it are the cheaper evidence.
+ * repeat trials as long as the search's. One launch's capacity reading varies about 5.5% on the simulator at
+ * --sim-noise 0.03 (3.7% from the trials alone, measured at --sim-noise 0; the launch factor is amplified about 1.5x by
+ * the SLA knee), and short trials read a 7.5% capacity difference as about 5.5%: at most 8 repeats decided
+ * bench:resolution's +5% efficiency in 68% of runs, 16 in 85-92% (a plan may set it; the early looks of a 16-look
+ * boundary then hold back clear winners on few launches). repeat_length 4 (2.8% from the trials) raised that little.
  */
 export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 1 };
 

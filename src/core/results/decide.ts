@@ -157,10 +157,12 @@ export interface CompareOptions {
 }
 
 /**
- * O'Brien–Fleming's boundary constant C(K) for an overall two-sided 0.05 over K equally spaced looks (K = 1..12;
- * Jennison & Turnbull, Group Sequential Methods, table 2.3): look k of K rejects when |Z| > C(K)·√(K/k).
+ * O'Brien–Fleming's boundary constant C(K) for an overall two-sided 0.05 over K equally spaced looks (K = 1..12:
+ * Jennison & Turnbull, Group Sequential Methods, table 2.3; K = 13..16 computed here by numerical integration of the
+ * crossing probability of the constant boundary C·√K on the sum, which reproduces the table's K ≤ 12 within 0.002):
+ * look k of K rejects when |Z| > C(K)·√(K/k).
  */
-const OBF_05 = [1.96, 1.977, 2.004, 2.024, 2.04, 2.053, 2.063, 2.072, 2.08, 2.087, 2.093, 2.098];
+const OBF_05 = [1.96, 1.977, 2.004, 2.024, 2.04, 2.053, 2.063, 2.072, 2.08, 2.087, 2.093, 2.098, 2.103, 2.107, 2.111, 2.114];
 
 /**
  * The two-sided level look `look` of `looks` may test at when a run looks at its data after every round of launches
@@ -436,7 +438,14 @@ export function nextToMeasure(cands: readonly DecisionCandidate[], opts: DecideO
 // In words.
 
 const pct = (x: number): string => `${(x * 100).toFixed(1).replace('-', '\u2212')}`;
-const levelText = (level: number): string => `${Number((level * 100).toFixed(1))}%`;
+/** A level as a percentage, with as many decimals as keep it under 100% (an early look's level is 99.99%, not 100%). */
+export function levelText(level: number): string {
+  for (let d = 1; d <= 4; d++) {
+    const t = Number((level * 100).toFixed(d));
+    if (t < 100 || level >= 1) return `${t}%`;
+  }
+  return '>99.99%';
+}
 
 function launchesText(a: number, b: number): string {
   return a === b ? `${a} launch${a === 1 ? '' : 'es'} each` : `${a} and ${b} launches`;

@@ -5,7 +5,7 @@
 import type { PyJson, PyObject } from '../py/json';
 import { pyFloat, pyGet, pyStr } from '../py/ops';
 import { capacityEstimate, decideScenario, formatDecision, pooledNoise, sequentialAlpha, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, type PooledNoise, type ScenarioDecision } from './decide';
-import { launchCapacities, type LaunchCapacity } from './launch-capacity';
+import { launchCapacities, launchOf, type LaunchCapacity } from './launch-capacity';
 import type { RepeatsEnd, VerdictCandidate, VerdictEntry } from './report-model';
 import { isTrial, type Work } from './report/work';
 
@@ -121,7 +121,23 @@ function intervalOf(row: PyObject): [number, number] | undefined {
 const fmt = (x: number): string => (Number.isFinite(x) ? String(Math.round(x * 100) / 100) : '∞');
 const name = (c: CandidateScore): string => `${c.framework} ${c.candidate}`;
 
-/** A searched candidate: the highest passing rate confirmed by every repeat at it, up to the search's lowest failing rate. */
+/**
+ * The repeat launches of a searched candidate, and how many held its best search rate: a launch held it when it met
+ * the SLA at that rate or above; a launch that failed at or below it, or only bracketed it from both sides, did not.
+ * (A repeat searches locally around the knee, so it rarely runs the best rate itself.)
+ */
+function repeatsHeld(ws: ReadonlyArray<{ w: Work }>, bestRate: number): { repeats: number; repeatsPassed: number } {
+  const byLaunch = new Map<string, boolean>();
+  for (const { w } of ws) {
+    const launch = modeOf(w.row) === 'repeat' ? launchOf(w.row) : undefined;
+    const rate = rateOf(w.row);
+    if (!launch || rate === undefined) continue;
+    byLaunch.set(launch, (byLaunch.get(launch) ?? false) || (w.verdict.passed && rate >= bestRate));
+  }
+  return { repeats: byLaunch.size, repeatsPassed: [...byLaunch.values()].filter(Boolean).length };
+}
+
+/** A searched candidate: the highest passing rate confirmed by every repeat launch, up to the search's lowest failing rate. */
 function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateScore, 'framework' | 'candidate'> | undefined {
   const search = ws.filter((x) => modeOf(x.w.row) === 'search');
   const passing = search.filter((x) => x.w.verdict.passed).sort((a, b) => (rateOf(b.w.row) ?? 0) - (rateOf(a.w.row) ?? 0));
@@ -129,10 +145,9 @@ function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateS
   const best = passing[0];
   if (!best) return undefined;
   const bestRate = rateOf(best.w.row) ?? 0;
-  const repeats = ws.filter((x) => modeOf(x.w.row) === 'repeat' && rateOf(x.w.row) === bestRate);
-  const repeatsPassed = repeats.filter((x) => x.w.verdict.passed).length;
+  const { repeats, repeatsPassed } = repeatsHeld(ws, bestRate);
   // A rate a fresh server did not hold is not confirmed: the next passing rate below it stands instead.
-  const confirmed = repeatsPassed === repeats.length ? best : passing.find((x) => (rateOf(x.w.row) ?? 0) < bestRate);
+  const confirmed = repeatsPassed === repeats ? best : passing.find((x) => (rateOf(x.w.row) ?? 0) < bestRate);
   // The upper end stays the search's lowest failing rate: a fresh server that missed the best rate lowers what is
   // confirmed (the low end), not what this command was seen to reach (measured: counting failed repeats at the
   // upper end too made runs 'decide' against a candidate that another launch of the same command held).
@@ -140,7 +155,7 @@ function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateS
   // A failure below the confirmed rate (a disturbed round; or a second search over wider bounds) is not its upper end.
   const lowestFail = Math.min(...fails.filter((f) => f > score));
   const { launches, failed } = launchCapacities(ws.map((x) => ({ row: x.w.row, verdict: x.w.verdict })));
-  const base = { basis: 'search' as const, repeats: repeats.length, repeatsPassed, row: (confirmed ?? best).i, launches, failedLaunches: failed.length, confirmed: score, lowestFail };
+  const base = { basis: 'search' as const, repeats, repeatsPassed, row: (confirmed ?? best).i, launches, failedLaunches: failed.length, confirmed: score, lowestFail };
   if (launches.length === 0) return { ...base, score, interval: [score, lowestFail], intervalKind: 'bracket' };
   const est = capacityEstimate(launches.map((l) => l.capacity));
   // One launch: no interval says how launches vary; the search's bracket stands, called a bracket.

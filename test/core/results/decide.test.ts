@@ -1,7 +1,7 @@
 // Deciding between candidates from per-launch capacities: t quantiles, Welch/delta-method intervals checked against scipy, the winner/equivalent/undecided rules, the next launches to run, the sentence, and seeded Monte-Carlo rates with 3% launch-to-launch noise.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { capacityEstimate, compareCapacities, decideScenario, formatDecision, nextToMeasure, pooledNoise, sequentialAlpha, tCdf, tQuantile, type DecisionCandidate } from '../../../src/core/results/decide';
+import { capacityEstimate, compareCapacities, decideScenario, formatDecision, levelText, nextToMeasure, pooledNoise, sequentialAlpha, tCdf, tQuantile, type DecisionCandidate } from '../../../src/core/results/decide';
 
 const near = (actual: number | undefined, expected: number, tol: number, what = ''): void => {
   assert.ok(actual !== undefined && Math.abs(actual - expected) <= tol, `${what} ${String(actual)} is not within ${tol} of ${expected}`);
@@ -267,12 +267,12 @@ describe('pooled launch noise and the sequential boundary', () => {
     assert.ok(sequentialAlpha(0.1, 8, 8) > sequentialAlpha(0.05, 8, 8));
   });
 
-  test('sequentialAlpha keeps the chance of any false rejection over all looks at alpha (Monte Carlo, 8 and 4 looks)', () => {
+  test('sequentialAlpha keeps the chance of any false rejection over all looks at alpha (Monte Carlo, 16, 8 and 4 looks)', () => {
     // Under no difference the running sum of K independent increments is a random walk; Z_k = S_k / √k.
     let seed = 12345;
     const uniform = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) + 0.5) / 2 ** 32;
     const gauss = (): number => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-    for (const K of [8, 4]) {
+    for (const K of [16, 8, 4]) {
       const crit = Array.from({ length: K }, (_, k) => tQuantile(1 - sequentialAlpha(0.05, K, k + 1) / 2, Infinity));
       let rejected = 0;
       const paths = 40_000;
@@ -288,5 +288,14 @@ describe('pooled launch noise and the sequential boundary', () => {
       }
       near(rejected / paths, 0.05, 0.006, `${K} looks: overall level`);
     }
+  });
+});
+
+describe('the level as printed', () => {
+  test('an early look\'s level keeps its decimals instead of rounding to 100%', () => {
+    assert.equal(levelText(0.95), '95%');
+    assert.equal(levelText(0.9833), '98.3%');
+    assert.equal(levelText(0.99962), '99.96%');
+    assert.equal(levelText(0.9999999), '>99.99%');
   });
 });

@@ -8,7 +8,7 @@ import { engineFor, predictOptions } from '../../../src/predict/engine';
 import type { Observation } from '../../../src/predict/fit';
 import { planGpu, concurrencyOf } from '../../../src/predict/plan';
 import { judgePoint, metricsOf, requestsFor } from '../../../src/predict/point';
-import { nextLocalRate } from '../../../src/runner/local-search';
+import { nextLocalRate, walkStart } from '../../../src/runner/local-search';
 import { newSearch, nextRate, recordRound, type RateSearchConfig } from '../../../src/runner/rate-search';
 import { belowFloor, searchBeyond } from '../../../src/predict/race';
 import type { EfficiencyTerm } from '../../../src/sim/efficiency';
@@ -87,7 +87,7 @@ export function launch(t: Truth, spec: LaunchSpec): Launch {
     if (w.localAt !== undefined) {
       // The runner's repeat: a short search around the knee (src/runner/local-search.ts).
       const rounds: Array<{ rate: number; passed: boolean }> = [];
-      for (let rate = nextLocalRate(w.localAt, rounds); rate !== undefined; rate = nextLocalRate(w.localAt, rounds)) rounds.push({ rate, passed: measure(rate, 'repeat', w.round ?? 1) });
+      for (let start = walkStart(w.localAt, w.round ?? 1), rate = nextLocalRate(start, rounds); rate !== undefined; rate = nextLocalRate(start, rounds)) rounds.push({ rate, passed: measure(rate, 'repeat', w.round ?? 1) });
       continue;
     }
     const search = (cfg: RateSearchConfig): { end: string | undefined; best: number | undefined } => {

@@ -5,7 +5,7 @@ import { fromPlainJson, type PyObject } from '../../../src/core/py/json';
 import type { RunFacts } from '../../../src/core/results/run-facts';
 import { prepareWork, type Work } from '../../../src/core/results/report/work';
 import { scenarioVerdict, type ScenarioVerdict } from '../../../src/core/results/verdict';
-import { inQuestion } from '../../../src/runner/repeats';
+import { inQuestion, repeatStart } from '../../../src/runner/repeats';
 import { runAdaptive, type AdaptiveEntry, type AdaptiveResult } from '../../../src/predict/adaptive';
 import { decidedScenarios, standingsOf } from '../../../src/predict/measured';
 import { searchAbove, searchAround } from '../../../src/predict/race';
@@ -41,7 +41,7 @@ function planSearch(t: Truth): RateSearchConfig {
 /**
  * The runner's repeats stage (src/runner/repeats.ts): round by round, per framework × scenario the candidates still in
  * question (inQuestion: an undecided scenario's leader and contenders, a leader with one launch; at most FINALISTS),
- * each once more on a fresh launch at its best passing rate, until none is or MAX_REPEATS rounds; with `global`
+ * each once more on a fresh launch searching locally from its search's knee (repeatStart), until none is or MAX_REPEATS rounds; with `global`
  * (adaptive) only those that can reach the run's leader.
  */
 function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], global: boolean, done = new Set<string>()): number {
@@ -59,7 +59,7 @@ function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[
         for (const c of inQuestion(v, floor.get(sc.name) ?? 0).slice(0, FINALISTS)) {
           const e = entries.find((x) => x.framework === fw && x.cand.id === c.candidate);
           const rate = Number((work[c.row]?.row.get('trial') as Map<string, unknown> | undefined)?.get('rate'));
-          if (e && Number.isFinite(rate)) chosen.set(e.cand, [...(chosen.get(e.cand) ?? []), { scenario: sc.name, rate }]);
+          if (e && Number.isFinite(rate)) chosen.set(e.cand, [...(chosen.get(e.cand) ?? []), { scenario: sc.name, rate: repeatStart(c, rate) }]);
         }
       }
     }
