@@ -7,6 +7,8 @@ import { STRATEGY_CHOICES, isSearchStrategy, parseForced, type SearchStrategyNam
 import type { RunOptions, Tier } from '../runner';
 import { reportPage } from '../webview/report-page';
 import { UsageError } from './errors';
+import { extractSimOptions, SimOptionError } from '../sim/options';
+import { shlexSplit } from '../core/candidates/shell';
 
 function parseTier(v: string | undefined): Tier | undefined {
   if (v === undefined) return undefined;
@@ -88,10 +90,21 @@ export function joinSimOpts(argv: string[]): string[] {
   return out;
 }
 
+function checkSimOptions(opts: string): void {
+  try {
+    extractSimOptions(shlexSplit(opts));
+  } catch (e) {
+    if (e instanceof SimOptionError) throw new UsageError(`--sim-opts: ${e.message}`);
+    throw e;
+  }
+}
+
 /** --sim-opts with --sim-perturb N after it (the later option wins in the simulator), or undefined for neither. */
 function simExtra(values: RunValues): string | undefined {
   const opts = values['sim-opts'];
   if (opts !== undefined && !/^(\s*--sim-[a-z-]+(\s+[^\s-][^\s]*)?)*\s*$/.test(opts)) throw new UsageError(`--sim-opts takes --sim-* options only, got '${opts}'`);
+  // Checked here, before any server starts: an unknown or bad option would otherwise fail every launch.
+  if (opts !== undefined) checkSimOptions(opts);
   const perturb = wholeNumber('sim-perturb', values['sim-perturb'], 0);
   if (perturb !== undefined && perturb > 0xffffffff) throw new UsageError(`--sim-perturb must be a whole number from 0 to 4294967295, got '${values['sim-perturb']}'`);
   const parts = [opts?.trim(), perturb !== undefined ? `--sim-perturb ${perturb}` : undefined].filter((x) => x);

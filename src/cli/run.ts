@@ -94,9 +94,10 @@ row (continue with --resume).
 
 Every option, the plan and the run directory are checked before a server starts.
 
-exit status: 0 the run finished (failed candidates are rows, not errors),
-1 the plan cannot run, the run directory cannot be written or the GPUs are
-busy, 2 bad arguments, 130 cancelled`;
+exit status: 0 the run finished and measured (failed candidates are rows, not
+errors), 1 the plan cannot run, the run directory cannot be written or the GPUs
+are busy, 2 bad arguments, 3 the run finished but measured nothing (every
+candidate failed to start, or every trial failed), 130 cancelled`;
 
 function defaultOutDir(planPath: string): string {
   const d = new Date();
@@ -214,7 +215,19 @@ function finished(io: CliIO, result: RunResult): number {
     io.err.write(`${errStyle.red('error')}: the run stopped: ${result.reason ?? ''}\n`);
     return 1;
   }
+  if (!measuredAny(result)) {
+    io.err.write(`${errStyle.red('error')}: nothing was measured: no trial of any candidate completed (each candidate's row in ${result.outDir}/rows.jsonl says why)\n`);
+    return EXIT_NOTHING_MEASURED;
+  }
   return 0;
+}
+
+/** `autobench run`'s exit status for a run that ended without one measured trial (documented in --help). */
+export const EXIT_NOTHING_MEASURED = 3;
+
+/** Whether any trial of the run (a fixed point, a search round or a repeat; not a smoke request) measured. */
+function measuredAny(result: RunResult): boolean {
+  return result.rows.some((r) => r.status === 'ok' && ['fixed', 'search', 'repeat'].includes(String((r.trial as { mode?: unknown } | undefined)?.mode)));
 }
 
 function planFailed(io: CliIO, planPath: string, e: PlanError): number {
