@@ -215,7 +215,8 @@ function finished(io: CliIO, result: RunResult): number {
     io.err.write(`${errStyle.red('error')}: the run stopped: ${result.reason ?? ''}\n`);
     return 1;
   }
-  if (!measuredAny(result)) {
+  // The report's outcome counts the measured candidates (core/results): the same count its warning above is from.
+  if (result.report?.outcome.counts.measured === 0) {
     io.err.write(`${errStyle.red('error')}: nothing was measured: no trial of any candidate completed (each candidate's row in ${result.outDir}/rows.jsonl says why)\n`);
     return EXIT_NOTHING_MEASURED;
   }
@@ -224,11 +225,6 @@ function finished(io: CliIO, result: RunResult): number {
 
 /** `autobench run`'s exit status for a run that ended without one measured trial (documented in --help). */
 export const EXIT_NOTHING_MEASURED = 3;
-
-/** Whether any trial of the run (a fixed point, a search round or a repeat; not a smoke request) measured. */
-function measuredAny(result: RunResult): boolean {
-  return result.rows.some((r) => r.status === 'ok' && ['fixed', 'search', 'repeat'].includes(String((r.trial as { mode?: unknown } | undefined)?.mode)));
-}
 
 function planFailed(io: CliIO, planPath: string, e: PlanError): number {
   const st = styleFor(io.err);

@@ -18,7 +18,7 @@ export const DEFAULT_FINALISTS = 2;
 /** verdict.max_repeats when a plan does not say (core/plan reads the plan's). */
 export const DEFAULT_MAX_REPEATS = 8;
 
-/** A point to repeat: a scenario and the rate and concurrency its best SLA-passing trial ran at. */
+/** A point to repeat: a scenario, the rate its local walk starts from (repeatStart) and the concurrency of its best SLA-passing trial. */
 interface RepeatPoint {
   scenario: string;
   rate: number | 'inf';

@@ -2,30 +2,15 @@
 // error (exit 2) naming what it takes before anything is read or started, and a plan's bad search.strategy exit 1.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCommand } from '../../src/cli/args';
 import { UsageError } from '../../src/cli/errors';
-import { RUN_HELP } from '../../src/cli/run';
-import { RUN_OPTIONS, optionsFrom } from '../../src/cli/run-args';
 import { REPO } from '../support/fixtures';
+import { CLI, cli, runOptions as options } from '../support/run-cli';
 import { planYaml } from '../support/runner';
 
-const CLI = join(REPO, 'dist', 'cli.js');
 const PLAN = join(REPO, 'configs', 'examples', 'demo.plan.yaml');
-
-/** The command line as `autobench run` parses it, into RunOptions (every value checked). */
-function options(...argv: string[]) {
-  const parsed = parseCommand(['plan.yaml', ...argv], RUN_OPTIONS, RUN_HELP, process.stdout);
-  assert.ok(parsed);
-  return optionsFrom(parsed.values, 'plan.yaml');
-}
-
-function cli(...args: string[]) {
-  return spawnSync(process.execPath, [CLI, ...args], { cwd: REPO, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', AUTOBENCH_DEBUG: '' } });
-}
 
 describe('run --strategy and --force', () => {
   const dirs: string[] = [];

@@ -2,28 +2,13 @@
 // directory), and a run that finished without one measured trial exits 3, saying so, instead of 0.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCommand } from '../../src/cli/args';
 import { UsageError } from '../../src/cli/errors';
 import { EXIT_NOTHING_MEASURED, RUN_HELP } from '../../src/cli/run';
-import { RUN_OPTIONS, optionsFrom } from '../../src/cli/run-args';
-import { REPO } from '../support/fixtures';
+import { CLI, cli, runOptions as options } from '../support/run-cli';
 import { planYaml } from '../support/runner';
-
-const CLI = join(REPO, 'dist', 'cli.js');
-
-function options(...argv: string[]) {
-  const parsed = parseCommand(['plan.yaml', ...argv], RUN_OPTIONS, RUN_HELP, process.stdout);
-  assert.ok(parsed);
-  return optionsFrom(parsed.values, 'plan.yaml');
-}
-
-function cli(...args: string[]) {
-  return spawnSync(process.execPath, [CLI, ...args], { cwd: REPO, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', AUTOBENCH_DEBUG: '' } });
-}
 
 const PLAN = planYaml({
   frameworks: { vllm: 'base_server_flags:\n  max_model_len: 1024\nsearch_space:\n  max_num_seqs: [4]' },

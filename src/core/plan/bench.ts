@@ -22,7 +22,7 @@ export const MAX_LENGTHEN = 8;
  * repeat trials as long as the search's. One launch's capacity reading varies about 5.5% on the simulator at
  * --sim-noise 0.03 (3.7% from the trials alone, measured at --sim-noise 0; the launch factor is amplified about 1.5x by
  * the SLA knee), and short trials read a 7.5% capacity difference as about 5.5%: at most 8 repeats decided
- * bench:resolution's +5% efficiency in 68% of runs, 16 in 85-92% (a plan may set it; the early looks of a 16-look
+ * bench:resolution's +5% efficiency in 58% of 120 runs, 16 in 88% (a plan may set it; the early looks of a 16-look
  * boundary then hold back clear winners on few launches). repeat_length 4 (2.8% from the trials) raised that little.
  */
 export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 1 };
