@@ -1,10 +1,14 @@
 // How small a difference the verdict can decide, and at what GPU cost: two vLLM candidates whose true SLA capacities
 // differ by a known amount (--sim-efficiency on the second; its noise-free capacity ratio printed), searched and repeated the way the
 // runner does on the simulated engine's virtual clock with launch-to-launch noise (--sim-noise), N seeds per
-// difference. Prints, per true difference, how often the verdict named the faster one, the slower one, called them
-// equivalent or undecided, and the median GPU-seconds per run — for the verdict by test (decide.ts: launches until
-// decided, at most verdict.max_repeats) and for the fixed margin it replaced (3 repeats, a 20% margin on brackets).
-// Run: node --import tsx bench/resolution.ts [--runs 40] [--noise 0.03] [--diffs 0,0.03,0.05,0.07,0.1] [--max-repeats N] [--verbose]
+// difference; every trial sends the plan's workload (its seed), as the runner's trials do. Prints, per true
+// difference, how often the verdict named the faster one, the slower one, called them equivalent or undecided (with
+// the 95% interval of the deciding share over the N runs), and the median GPU-seconds per run and per decided run —
+// for the verdict by test (decide.ts: launches until decided, at most verdict.max_repeats) and for the fixed margin
+// it replaced (3 repeats, a 20% margin on brackets). About 8 minutes at 120 runs on 2 cores.
+// Run: node --import tsx bench/resolution.ts [--runs 120] [--noise 0.03] [--diffs 0,0.03,0.05,0.07,0.1] [--max-repeats N] [--verbose]
+import { wilson } from '../src/client/bootstrap';
+import { DEFAULT_VERDICT } from '../src/core/plan/bench';
 import { readRunPlan } from '../src/core/plan/build';
 import type { RunPlan } from '../src/core/plan/types';
 import { fromPlainJson, type PyObject } from '../src/core/py/json';
@@ -20,11 +24,11 @@ const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? (process.argv[i + 1] ?? dflt) : dflt;
 };
-const RUNS = Number(arg('runs', '40'));
+const RUNS = Number(arg('runs', '120'));
 const NOISE = Number(arg('noise', '0.03'));
 /** Trials of the noise-free truth: long enough that a trial's own sampling noise is small (about 1% of capacity). */
 const TRUTH_PROMPTS = 2000;
-/** verdict.max_repeats and verdict.repeat_length of the plan (default: the product's, 8 and 1). */
+/** verdict.max_repeats and verdict.repeat_length of the plan (default: the product's, DEFAULT_VERDICT). */
 const MAX_REPEATS = arg('max-repeats', '');
 const REPEAT_LENGTH = arg('repeat-length', '');
 /** --verbose: each run's outcome, test level, pooled noise and per-launch capacities (s: search, r: repeat). */
@@ -120,14 +124,19 @@ function legacyRun(t: Truth): { rows: Row[]; gpu: number } {
 type Call = 'right' | 'wrong' | 'equivalent' | 'undecided';
 const tally = (): Record<Call, number> => ({ right: 0, wrong: 0, equivalent: 0, undecided: 0 });
 const pct = (n: number): string => `${((100 * n) / RUNS).toFixed(0)}%`.padStart(5);
+/** The 95% (Wilson) interval of a rate counted over RUNS runs: how sure the row's figure is. */
+const ci = (n: number): string => {
+  const [lo, hi] = wilson(n, RUNS);
+  return `${(100 * lo).toFixed(0)}–${(100 * hi).toFixed(0)}%`.padStart(8);
+};
 
 function main(): void {
   const verdict = [MAX_REPEATS && `  max_repeats: ${MAX_REPEATS}`, REPEAT_LENGTH && `  repeat_length: ${REPEAT_LENGTH}`].filter(Boolean);
   const plan = readRunPlan({ text: verdict.length ? `${PLAN}verdict:\n${verdict.join('\n')}\n` : PLAN, path: 'resolution.plan.yaml' });
-  if (plan.bench.verdict.maxRepeats !== Number(MAX_REPEATS || 8) || plan.bench.verdict.repeatLength !== Number(REPEAT_LENGTH || 1)) throw new Error(`the plan's verdict block was not read: ${plan.problems.join('; ')}`);
+  if (plan.bench.verdict.maxRepeats !== Number(MAX_REPEATS || DEFAULT_VERDICT.maxRepeats) || plan.bench.verdict.repeatLength !== Number(REPEAT_LENGTH || DEFAULT_VERDICT.repeatLength)) throw new Error(`the plan's verdict block was not read: ${plan.problems.join('; ')}`);
   const base = trueCapacity(plan, 1, 'baseline');
   console.log(`two vLLM candidates, ${RUNS} seeded runs per difference, launch noise ${NOISE}; baseline true capacity ${base.toFixed(2)} req/s (noise-free)`);
-  console.log('efficiency factor (noise-free capacity ratio) | test: right wrong equiv undecided  GPU-s (median) | fixed 20% margin: right wrong tie  GPU-s (median)');
+  console.log('efficiency factor (noise-free capacity ratio) | test: right wrong equiv undecided (95% CI of right; at 0: of wrong)  GPU-s (median: all, decided) | fixed 20% margin: right wrong tie  GPU-s (median)');
   for (const d of DIFFS) {
     // The efficiency factor scales every modelled step time: capacity scales with it (the noise-free check is printed).
     const factor = 1 + d;
@@ -135,6 +144,7 @@ function main(): void {
     const now = tally();
     const old = tally();
     const gNow: number[] = [];
+    const gDecided: number[] = [];
     const gOld: number[] = [];
     for (let seed = 1; seed <= RUNS; seed++) {
       const t: Truth = { plan, seed: 1000 * seed + Math.round(d * 1000), perturb: false, noise: NOISE, efficiency: parseEfficiency(`vllm.disable_log_stats=true:${factor}`) };
@@ -145,13 +155,14 @@ function main(): void {
       if (v.outcome === 'winner') now[v.winner?.candidate === faster ? 'right' : 'wrong']++;
       else now[v.outcome === 'equivalent' ? 'equivalent' : 'undecided']++;
       gNow.push(r.gpuSeconds);
+      if (v.outcome === 'winner' || v.outcome === 'equivalent') gDecided.push(r.gpuSeconds);
       const l = legacyRun(t);
       const lv = legacyVerdict(plan, l.rows);
       if (lv === 'tie') old.undecided++;
       else old[lv === faster ? 'right' : 'wrong']++;
       gOld.push(l.gpu);
     }
-    console.log(`+${(100 * d).toFixed(0).padStart(2)}% (${(100 * (ratio - 1)).toFixed(1).padStart(5)}%)  | ${pct(now.right)} ${pct(now.wrong)} ${pct(now.equivalent)} ${pct(now.undecided)}      ${median(gNow).toFixed(0).padStart(6)}      | ${pct(old.right)} ${pct(old.wrong)} ${pct(old.undecided)}   ${median(gOld).toFixed(0).padStart(6)}`);
+    console.log(`+${(100 * d).toFixed(0).padStart(2)}% (${(100 * (ratio - 1)).toFixed(1).padStart(5)}%)  | ${pct(now.right)} ${pct(now.wrong)} ${pct(now.equivalent)} ${pct(now.undecided)} (${ci(d > 0 ? now.right : now.wrong)})     ${median(gNow).toFixed(0).padStart(6)} ${(gDecided.length ? median(gDecided).toFixed(0) : '-').padStart(6)}      | ${pct(old.right)} ${pct(old.wrong)} ${pct(old.undecided)}   ${median(gOld).toFixed(0).padStart(6)}`);
   }
   console.log('d = 0: "wrong" counts any winner named (there is none to name). GPU-seconds are modelled: 120 s a launch plus the trials.');
 }

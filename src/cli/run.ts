@@ -70,7 +70,7 @@ options:
                         knows; the factors are never printed)
   --repeats N           at most N rounds of repeats, each on a freshly started
                         server, while the verdict is undecided (default: the
-                        plan's verdict.max_repeats, 8; 0 off)
+                        plan's verdict.max_repeats, 16; 0 off)
   --finalists N         contenders repeated per framework and scenario (default 2)
   --accept-new-host-key ssh: add an unknown host key to known_hosts (a changed
                         key is always refused)

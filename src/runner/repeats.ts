@@ -2,6 +2,7 @@
 // freshly started server, round by round while the framework's verdict is undecided (at least --repeats rounds, at
 // most the plan's verdict.max_repeats): every launch adds one capacity sample to the test (core/results/decide.ts).
 import type { Candidate } from '../core/candidates/candidate';
+import { DEFAULT_VERDICT } from '../core/plan/bench';
 import type { PlanFramework } from '../core/plan/types';
 import { fromPlainJson, type PyObject } from '../core/py/json';
 import { prepareWork } from '../core/results/report/work';
@@ -15,8 +16,8 @@ import { measure, warmUpAt } from './trial';
 import type { TrialRef } from './types';
 
 export const DEFAULT_FINALISTS = 2;
-/** verdict.max_repeats when a plan does not say (core/plan reads the plan's). */
-export const DEFAULT_MAX_REPEATS = 8;
+/** verdict.max_repeats when a plan does not say: the plan reader's default (core/plan/bench.ts DEFAULT_VERDICT). */
+export const DEFAULT_MAX_REPEATS = DEFAULT_VERDICT.maxRepeats;
 
 /** A point to repeat: a scenario, the rate its local walk starts from (repeatStart) and the concurrency of its best SLA-passing trial. */
 interface RepeatPoint {
@@ -40,15 +41,20 @@ function frameworkWork(ctx: RunContext, f: PlanFramework, withRepeats: boolean) 
   return prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], sla: ctx.plan.sla });
 }
 
+/** Whether the candidate's rate search read a capacity in the scenario: only then does a repeat add a sample to the test. */
+const searched = (c: CandidateScore): boolean => c.launches?.some((l) => l.launch === 'search') ?? false;
+
 /**
  * The candidates still in question in one scenario, best first: the leader and every candidate the test has not
  * separated from it (a decided scenario whose leader has a single launch still repeats the leader, so that the run
  * measures its launch noise). `floor` (adaptive): a leader that cannot reach the run's leader needs no repeats.
+ * Candidates measured only at the plan's fixed rates are never in question: a repeat reads no capacity for them
+ * (there is no search curve to read it on), so a fixed-rate plan used to repeat them until verdict.max_repeats.
  */
 export function inQuestion(v: ScenarioVerdict, floor: number): CandidateScore[] {
   const top = v.winner;
-  if (!top || (top.lowestFail ?? top.interval[1]) * (1 + DECISION_MARGIN) <= floor) return [];
-  if (v.outcome === 'undecided') return [top, ...v.ties];
+  if (!top || !searched(top) || (top.lowestFail ?? top.interval[1]) * (1 + DECISION_MARGIN) <= floor) return [];
+  if (v.outcome === 'undecided') return [top, ...v.ties.filter(searched)];
   return (top.launches?.length ?? 1) < 2 ? [top] : [];
 }
 
@@ -161,7 +167,7 @@ async function repeatOnce(ctx: RunContext, f: PlanFramework, cand: Candidate, po
  * a single launch), until none is, for at most --repeats rounds (else the plan's verdict.max_repeats). --repeats 0: none.
  */
 export async function repeatFinalists(ctx: RunContext, f: PlanFramework, floor?: ReadonlyMap<string, number>): Promise<void> {
-  // --repeats N (the run's option) caps the rounds; else the plan's verdict.max_repeats (default 8).
+  // --repeats N (the run's option) caps the rounds; else the plan's verdict.max_repeats (default DEFAULT_VERDICT's).
   const max = ctx.opts.repeats ?? ctx.plan.bench.verdict?.maxRepeats ?? DEFAULT_MAX_REPEATS;
   const ended = (why: RepeatsEnd): void => {
     ctx.manifest.repeats_ended = { ...(ctx.manifest.repeats_ended ?? {}), [f.framework]: why };

@@ -42,7 +42,7 @@ export interface RunOptions {
   /** Simulated engine: run this many times faster than the modelled GPU (default 10); metrics are reported in modelled time. */
   simSpeed?: number;
   simSeed?: number;
-  /** Rounds of repeats on fresh servers while a framework's verdict is undecided: at most this many (default: the plan's verdict.max_repeats, 8; 0: no repeats). */
+  /** Rounds of repeats on fresh servers while a framework's verdict is undecided: at most this many (default: the plan's verdict.max_repeats, 16; 0: no repeats). */
   repeats?: number;
   /** Finalists per framework × scenario (default 2). */
   finalists?: number;

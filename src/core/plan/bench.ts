@@ -18,14 +18,14 @@ export const DEFAULT_SEARCH_ROUNDS = 10;
 export const MAX_LENGTHEN = 8;
 
 /**
- * The `verdict:` block's defaults (issue 26): differences under 3% are "equivalent", at most 8 repeats, 95% intervals,
- * repeat trials as long as the search's. One launch's capacity reading varies about 5.5% on the simulator at
- * --sim-noise 0.03 (3.7% from the trials alone, measured at --sim-noise 0; the launch factor is amplified about 1.5x by
- * the SLA knee), and short trials read a 7.5% capacity difference as about 5.5%: at most 8 repeats decided
- * bench:resolution's +5% efficiency in 58% of 120 runs, 16 in 88% (a plan may set it; the early looks of a 16-look
- * boundary then hold back clear winners on few launches). repeat_length 4 (2.8% from the trials) raised that little.
+ * The `verdict:` block's defaults (issue 26): differences under 3% are "equivalent", at most 16 repeats, 95%
+ * intervals, repeat trials as long as the search's. One launch's capacity varies about 4.1% on the simulator at
+ * --sim-noise 0.03 (its 3% step-cost factor, amplified by the SLA knee; the trials add 0.4%, all of them sending the
+ * plan's workload), and bench:resolution's +5% efficiency is a 6.0% capacity difference. With 1 + 8 launches a side
+ * even a test that knew the noise could decide that in at most 86% of runs (z = 6.0 / (4.2·√(2/9)) = 3.0); 16 repeats
+ * decided it in 99% of 300 runs (12: 96%, 8: 78%) and named a winner at no difference in 3% (12: 6%, 8: 3% of 120).
  */
-export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 1 };
+export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 };
 
 /**
  * Requests a trial at `rate` (req/s) needs for a steady state: arrivals spanning 3 median E2E latencies, and the middle

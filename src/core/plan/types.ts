@@ -58,7 +58,7 @@ export interface SearchSpec {
 export interface VerdictSettings {
   /** `min_effect`: relative differences under this are reported as equivalent (default 0.03). */
   minEffect: number;
-  /** `max_repeats`: at most this many extra launches per contender before the verdict is called undecided (default 8). */
+  /** `max_repeats`: at most this many extra launches per contender before the verdict is called undecided (default 16). */
   maxRepeats: number;
   /** `alpha`: the intervals' error rate, before the correction for how many are compared (default 0.05). */
   alpha: number;

@@ -3,6 +3,7 @@
 // test on those estimates (decide.ts: intervals from the run's own launch-to-launch noise, min_effect); candidates
 // measured at fixed points keep their best throughput and its interval.
 import type { PyJson, PyObject } from '../py/json';
+import { DEFAULT_VERDICT } from '../plan/bench';
 import { pyFloat, pyGet, pyStr } from '../py/ops';
 import { capacityEstimate, decideScenario, formatDecision, pooledNoise, sequentialAlpha, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, type PooledNoise, type ScenarioDecision } from './decide';
 import { launchCapacities, launchOf, type LaunchCapacity } from './launch-capacity';
@@ -61,8 +62,8 @@ const STOP_TEXT: Record<VerdictStop, string> = {
   across_frameworks: "each framework's own repeats ended; candidates of different frameworks are not repeated against each other",
 };
 
-/** Rounds of repeats a run looks after, when the plan does not say (runner/repeats.ts DEFAULT_MAX_REPEATS). */
-const DEFAULT_LOOKS = 8;
+/** Rounds of repeats a run looks after, when the plan does not say: the plan reader's verdict.max_repeats default. */
+const DEFAULT_LOOKS = DEFAULT_VERDICT.maxRepeats;
 
 export interface ScenarioVerdict {
   scenario: string;

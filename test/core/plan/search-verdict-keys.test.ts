@@ -35,8 +35,8 @@ describe('plan keys of the rate search and the verdict', () => {
 
   test('verdict: always filled with its defaults; the values a plan writes; bad values are plan problems', () => {
     const d = read(withQps('lower: 1, upper: 12'));
-    assert.deepEqual(d.bench.verdict, { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 1 });
-    assert.deepEqual(DEFAULT_VERDICT, { minEffect: 0.03, maxRepeats: 8, alpha: 0.05, repeatLength: 1 });
+    assert.deepEqual(d.bench.verdict, { minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 });
+    assert.deepEqual(DEFAULT_VERDICT, { minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 });
     const set = read(withQps('lower: 1, upper: 12', '\nverdict:\n  min_effect: 0.05\n  max_repeats: 0\n  alpha: 0.1\n  repeat_length: 1\n'));
     assert.deepEqual(set.problems, []);
     assert.deepEqual(set.bench.verdict, { minEffect: 0.05, maxRepeats: 0, alpha: 0.1, repeatLength: 1 });

@@ -97,11 +97,32 @@ describe('one scenario: winners', () => {
     assert.deepEqual(nextToMeasure([cand('base', [10.1, 9.7, 10.4, 9.9, 10.2, 10.0]), cand('c2', [10.2, 10.9, 11.4, 10.6, 11.1, 10.8])]), []);
   });
 
-  test('three candidates: each interval at 1 − 0.05/2 (Bonferroni), the effect against the second-best mean', () => {
+  test('three candidates, Holm: the far one tested at 1 − 0.05/2, then the runner-up at the full 95%; the effect against the second-best mean', () => {
     const d = decideScenario([cand('sg', [8, 8.2, 7.9, 8.1]), cand('base', [10, 10.1, 9.9, 10.05]), cand('c2', [12, 12.2, 11.9, 12.1])]);
-    assert.equal(d.level, 0.975);
+    assert.equal(d.level, 0.95);
+    assert.deepEqual(d.pairs.map((p) => [p.id, p.comparison.level]), [['base', 0.95], ['sg', 0.975]]);
     assert.deepEqual([d.outcome, d.winner, d.against, d.separated], ['winner', 'c2', 'base', ['base', 'sg']]);
-    assert.match(formatDecision(d, names), /^vllm c2 beats vllm baseline, the runner-up, by 20\.\d% \(97\.5% CI \d+\.\d–\d+\.\d%\), 4 launches each$/);
+    assert.match(formatDecision(d, names), /^vllm c2 beats vllm baseline, the runner-up, by 20\.\d% \(95% CI \d+\.\d–\d+\.\d%\), 4 launches each$/);
+  });
+
+  test('six candidates, Holm: a runner-up whose lead holds at 95% but not at 99% is decided once the four far ones are rejected', () => {
+    const far = ['f1', 'f2', 'f3', 'f4'].map((id, i) => cand(id, [7 + i * 0.1, 7.1 + i * 0.1, 6.9 + i * 0.1, 7.05 + i * 0.1]));
+    // A 4% lead, 4 launches each, 2% launch noise: t ≈ 2.8 on 6 df (p ≈ 0.03): under 0.05, over 0.01.
+    const top = cand('c2', [10.4, 10.6, 10.2, 10.4]);
+    const second = cand('base', [10.0, 10.2, 9.8, 10.0]);
+    const bonf = decideScenario([top, second], { alpha: 0.01 });
+    assert.equal(bonf.outcome, 'undecided', 'at Bonferroni\'s 0.05/5 the runner-up is still a contender');
+    const d = decideScenario([...far, second, top]);
+    assert.deepEqual([d.outcome, d.winner, d.against, d.level], ['winner', 'c2', 'base', 0.95]);
+    assert.ok(d.ci && d.ci[0] > 0);
+  });
+
+  test('Holm stops at the first lead it cannot show: the pairs after it keep Bonferroni\'s level', () => {
+    const d = decideScenario([cand('a', [10, 10.4, 9.6]), cand('b', [9.9, 10.3, 9.5]), cand('c', [5, 5.1, 4.9]), cand('top', [10.2, 10.6, 9.8])]);
+    assert.equal(d.outcome, 'undecided');
+    const levels = Object.fromEntries(d.pairs.map((p) => [p.id, p.comparison.level]));
+    assert.deepEqual([levels.c, levels.a, levels.b].map((x) => Number(x?.toFixed(4))), [0.9833, 0.9833, 0.9833]);
+    assert.deepEqual(d.separated, ['c']);
   });
 
   test('a single candidate is the winner with nothing to compare, and says so', () => {
@@ -288,6 +309,48 @@ describe('pooled launch noise and the sequential boundary', () => {
       }
       near(rejected / paths, 0.05, 0.006, `${K} looks: overall level`);
     }
+  });
+});
+
+describe('the whole procedure, round by round (Monte Carlo on normal launches)', () => {
+  // As the runner repeats (runner/repeats.ts inQuestion): after the search both candidates have one launch; each round
+  // launches the leader and every contender once more (a decided leader with one launch once more), and the verdict
+  // tests at that round's O'Brien–Fleming level of 16 looks with the run's pooled noise, until decided or 16 rounds.
+  function simulate(diff: number, paths: number, sd = 0.042): { wrong: number; right: number } {
+    let seed = 4242;
+    const uniform = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) + 0.5) / 2 ** 32;
+    const gauss = (): number => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+    const draw = (id: 'a' | 'b'): number => 40 * (id === 'b' ? 1 + diff : 1) * (1 + sd * gauss());
+    const verdict = (s: Record<'a' | 'b', number[]>) => {
+      const look = Math.max(s.a.length, s.b.length) - 1;
+      const pooled = pooledNoise([s.a, s.b]) ?? { relSd: 0.05, df: Infinity };
+      return decideScenario([{ id: 'a', samples: s.a }, { id: 'b', samples: s.b }], { alpha: look > 0 ? sequentialAlpha(0.05, 16, look) : 0.05, pooled });
+    };
+    let wrong = 0;
+    let right = 0;
+    for (let i = 0; i < paths; i++) {
+      const s = { a: [draw('a')], b: [draw('b')] };
+      for (let round = 1; round <= 16; round++) {
+        const d = verdict(s);
+        const leader = d.leader as 'a' | 'b';
+        const next = d.outcome === 'undecided' ? [leader, ...(d.contenders as Array<'a' | 'b'>)] : s[leader].length < 2 ? [leader] : [];
+        if (next.length === 0) break;
+        for (const id of next) s[id].push(draw(id));
+      }
+      const d = verdict(s);
+      if (d.outcome === 'winner' && diff > 0 && d.winner === 'b') right++;
+      else if (d.outcome === 'winner') wrong++;
+    }
+    return { wrong: wrong / paths, right: right / paths };
+  }
+
+  test('at no difference a winner is named in at most 5% of runs; a 6% difference at 4.2% launch noise is found in at least 90%', () => {
+    // 4.2%: one launch's capacity sd on the simulator at --sim-noise 0.03; 6%: bench:resolution's +5% efficiency.
+    const none = simulate(0, 3000);
+    assert.ok(none.wrong <= 0.05, `wrong winners at no difference: ${none.wrong}`);
+    const six = simulate(0.06, 1500);
+    assert.equal(six.wrong, 0);
+    assert.ok(six.right >= 0.9, `a 6% difference decided in ${six.right}`);
   });
 });
 

@@ -24,18 +24,19 @@ describe('verdicts', () => {
     assert.equal(c?.interval_kind, 'ci');
   });
 
+  // Six launches each: the 16-look boundary's early looks, on 2-3 launches and few degrees of freedom, ask for more than a 30% lead.
   test('a lead well outside the noise is a winner, with its effect, interval and launches', () => {
-    const m = model([...launches('vllm', 'c1', [12.1, 11.9, 12.0, 12.2], RATES.concat([12.5])), ...launches('sglang', 'baseline', [9.0, 9.2, 8.9, 9.1], RATES)]);
+    const m = model([...launches('vllm', 'c1', [12.1, 11.9, 12.0, 12.2, 12.05, 11.95], RATES.concat([12.5])), ...launches('sglang', 'baseline', [9.0, 9.2, 8.9, 9.1, 9.05, 8.95], RATES)]);
     const v = m.verdicts[0];
     assert.equal(v?.outcome, 'winner');
     assert.equal(v?.decided, true);
     assert.equal(v?.winner?.framework, 'vllm');
-    assert.ok(v?.effect !== undefined && v.effect > 0.25 && v.effect < 0.4, String(v?.effect));
+    assert.ok(v?.effect !== undefined && v.effect > 0.25 && v.effect < 0.45, String(v?.effect));
     assert.ok(v?.ci && v.ci[0] > 0.03, JSON.stringify(v?.ci));
     assert.equal(v?.noise?.measured, true);
-    assert.match(v?.summary ?? '', /^chat: vllm c1 beats sglang baseline by \d+\.\d% \(\d+(\.\d)?% CI \d+\.\d–\d+\.\d%\), 4 launches each \(vllm c1 12\.\d+ req\/s; launch noise \d+(\.\d+)?% measured\)$/);
+    assert.match(v?.summary ?? '', /^chat: vllm c1 beats sglang baseline by \d+\.\d% \(\d+(\.\d+)?% CI \d+\.\d–\d+\.\d%\), 6 launches each \(vllm c1 12\.\d+ req\/s; launch noise \d+(\.\d+)?% measured\)$/);
     assert.ok(m.handoff, 'a decided winner gets the handoff note');
-    assert.match(renderReportMarkdown(m), /\| chat \| winner \| `vllm` c1 \| 12\.\d\d \(95% CI 1\d\.\d+–1\d\.\d+\) \| 4 \| \d\/3 \|/);
+    assert.match(renderReportMarkdown(m), /\| chat \| winner \| `vllm` c1 \| 12\.\d\d \(95% CI 1\d\.\d+–1\d\.\d+\) \| 6 \| \d\/5 \|/);
   });
 
   test('candidates whose launches agree within a fraction of the minimum effect are equivalent: itself an answer', () => {
@@ -106,7 +107,7 @@ describe('verdicts', () => {
     const across = at({ vllm: 'decided', sglang: 'decided' });
     assert.equal(across.stop, 'across_frameworks');
     assert.match(across.summary, /^chat: undecided \(each framework's own repeats ended; .*\): /);
-    const won = scenarioVerdict(prepareWork([...launches('vllm', 'c1', [12.1, 11.9, 12.0, 12.2], RATES.concat([12.5])), ...launches('sglang', 'baseline', [9.0, 9.2, 8.9, 9.1], RATES)].map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), {} as RunFacts), 'chat', { repeatsEnded: { vllm: 'decided', sglang: 'decided' } });
+    const won = scenarioVerdict(prepareWork([...launches('vllm', 'c1', [12.1, 11.9, 12.0, 12.2, 12.05, 11.95], RATES.concat([12.5])), ...launches('sglang', 'baseline', [9.0, 9.2, 8.9, 9.1, 9.05, 8.95], RATES)].map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), {} as RunFacts), 'chat', { repeatsEnded: { vllm: 'decided', sglang: 'decided' } });
     assert.equal(won.stop, 'decided');
   });
 });

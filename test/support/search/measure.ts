@@ -12,7 +12,6 @@ import { nextLocalRate, walkStart } from '../../../src/runner/local-search';
 import { newSearch, nextRate, recordRound, type RateSearchConfig } from '../../../src/runner/rate-search';
 import { belowFloor, searchBeyond } from '../../../src/predict/race';
 import type { EfficiencyTerm } from '../../../src/sim/efficiency';
-import { mix32 } from '../../../src/sim/tokens';
 
 /** GPU-seconds a server start costs before its first request (weights, CUDA graphs): modelled, the same for both strategies. */
 export const LAUNCH_S = 120;
@@ -71,10 +70,12 @@ export function launch(t: Truth, spec: LaunchSpec): Launch {
   const gpus = engine.config.gpus;
   const base = { framework: spec.fw, candidate_id: spec.cand.id };
   const out: Launch = { rows: [], gpuSeconds: LAUNCH_S * gpus, observations: [], started: true };
-  let k = 0;
   for (const w of spec.work) {
     const measure = (rate: number, mode: string, round: number): boolean => {
-      const r = trial(t, engine.config, w.scenario, rate, mix32(salt, ++k), mode === 'repeat' ? t.plan.bench.verdict.repeatLength : 1);
+      // Every trial sends the plan's workload (its seed: the same prompts and arrival draws), as the runner's do
+      // (runner/trial.ts); a fresh draw per trial added some 3.7% of workload noise to each launch's capacity that
+      // no run of the product has, and that the verdict then had to beat.
+      const r = trial(t, engine.config, w.scenario, rate, t.plan.bench.seed, mode === 'repeat' ? t.plan.bench.verdict.repeatLength : 1);
       out.rows.push({ ...base, ...r.row, trial: { mode, rate, concurrency: null, round } });
       out.gpuSeconds += r.seconds * gpus;
       if (r.obs) out.observations.push(r.obs);
