@@ -23,7 +23,8 @@ export const MAX_LENGTHEN = 8;
  * --sim-noise 0.03 (its 3% step-cost factor, amplified by the SLA knee; the trials add 0.4%, all of them sending the
  * plan's workload), and bench:resolution's +5% efficiency is a 6.0% capacity difference. With 1 + 8 launches a side
  * even a test that knew the noise could decide that in at most 86% of runs (z = 6.0 / (4.2·√(2/9)) = 3.0); 16 repeats
- * decided it in 99% of 300 runs (12: 96%, 8: 78%) and named a winner at no difference in 3% (12: 6%, 8: 3% of 120).
+ * decided it in 99% of 300 runs (12: 96% of 300, 8: 78% of 120) and named a winner at no difference in 3% of 300
+ * (12: 6% of 300, 8: 3% of 120).
  */
 export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 };
 
