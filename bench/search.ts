@@ -1,7 +1,7 @@
 // Grid against adaptive on a hidden ground truth: the simulated engine with seeded ±25% efficiency perturbations per
 // (framework, flag value) and 3% launch noise, every trial on the virtual clock. Per scenario, whether adaptive names a
 // candidate within 3% of grid's best (or one of grid's ties), the GPU-seconds each spent, and the predictor's error
-// before and after calibration. Usage: npm run bench:search [-- --configs N --seeds K --workers W]
+// before and after calibration. Usage: npm run bench:search [-- --configs N --seeds K --workers W --only NAME,NAME]
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
@@ -124,7 +124,11 @@ function report(all: JobResult[]): void {
 
 async function main(): Promise<void> {
   const dir = join(REPO, 'configs/cookbook-llm');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().slice(0, Number(arg('configs', '20'))).map((f) => join(dir, f));
+  const only = arg('only', '').split(',').filter(Boolean).map((n) => (n.endsWith('.yaml') ? n : `${n}.yaml`));
+  const listed = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+  const unknown = only.filter((n) => !listed.includes(n));
+  if (unknown.length) throw new Error(`--only: no config ${unknown.join(', ')} in configs/cookbook-llm`);
+  const files = (only.length ? only : listed.slice(0, Number(arg('configs', '20')))).map((f) => join(dir, f));
   const seeds = Array.from({ length: Number(arg('seeds', '5')) }, (_, i) => i + 1);
   const workers = Math.max(1, Number(arg('workers', '2')));
   console.log(`bench:search — ${files.length} shipped configs × seeds ${seeds.join(',')}; ground truth: --sim-perturb SEED (±25% per framework and flag value, hidden), launch noise ${NOISE}, server start ${LAUNCH_S} modelled GPU-s per launch; virtual clock; ${workers} worker(s)`);

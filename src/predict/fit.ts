@@ -14,6 +14,12 @@ export interface Observation {
   concurrency: number | null;
   p50TtftMs: number;
   p50TpotMs: number;
+  /**
+   * Requests the trial measured: more than the plan's prompts where a too-short trial was lengthened (the runner's
+   * rule, core/plan/bench.ts). The fit simulates that many, since a longer trial at the same rate queues deeper; absent,
+   * requestsFor(rate).
+   */
+  requests?: number;
   /** Met the SLA; a candidate that met it nowhere is fitted on its lowest-rate (least queued) failing trials. */
   passed?: boolean;
 }
@@ -42,7 +48,7 @@ interface Predicted {
 function predictAll(engine: ResolvedSim, f: Factors, obs: readonly Observation[]): Predicted[] {
   const e = scaled(engine, f);
   return obs.map((o) => {
-    const v = simulateLoad(e, { inputLen: o.scenario.inputLen, outputLen: o.scenario.outputLen, rate: o.rate, concurrency: o.concurrency, requests: requestsFor(o.rate), warmup: 3, seed: 1 });
+    const v = simulateLoad(e, { inputLen: o.scenario.inputLen, outputLen: o.scenario.outputLen, rate: o.rate, concurrency: o.concurrency, requests: o.requests ?? requestsFor(o.rate), warmup: 3, seed: 1 });
     return { ttft: v.ttftMs.p50, tpot: v.tpotMs.p50 };
   });
 }

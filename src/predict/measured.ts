@@ -26,7 +26,8 @@ export function observationsOf(plan: Pick<RunPlan, 'scenarios'>, rows: readonly 
     const m = (r.metrics ?? {}) as Record<string, unknown>;
     if (!sc || r.status !== 'ok' || typeof t?.rate !== 'number' || t.mode === 'repeat') continue;
     if (typeof m.p50_ttft_ms !== 'number' || typeof m.p50_tpot_ms !== 'number') continue;
-    out.push({ scenario: sc, rate: t.rate, concurrency: typeof t.concurrency === 'number' ? t.concurrency : null, p50TtftMs: m.p50_ttft_ms, p50TpotMs: m.p50_tpot_ms, passed: r.sla?.passed === true });
+    const sent = r.workload?.num_prompts;
+    out.push({ scenario: sc, rate: t.rate, concurrency: typeof t.concurrency === 'number' ? t.concurrency : null, p50TtftMs: m.p50_ttft_ms, p50TpotMs: m.p50_tpot_ms, passed: r.sla?.passed === true, ...(typeof sent === 'number' && sent > 0 ? { requests: sent } : {}) });
   }
   return out;
 }

@@ -83,8 +83,11 @@ export function predictPoint(config: ResolvedSim, spec: PointSpec, sla: SlaReadi
   return judgePoint(config, spec, sla).point;
 }
 
-/** A trial and its verdict: the predicted point, and what the virtual client measured. */
-export function judgePoint(config: ResolvedSim, spec: PointSpec, sla: SlaReading): { point: PredictedPoint; v: VirtualResult } {
+/**
+ * A trial and its verdict: the predicted point, what the virtual client measured, how many requests it sent
+ * (lengthened), and whether it stayed too short for a steady state (the runner's row for it is invalid: failed).
+ */
+export function judgePoint(config: ResolvedSim, spec: PointSpec, sla: SlaReading): { point: PredictedPoint; v: VirtualResult; n: number; tooShort: boolean } {
   const { v, n, metrics, tooShort } = simulatePoint(config, spec, sla);
   const verdict = judgeMetrics(metrics, sla, true);
   const point: PredictedPoint = {
@@ -100,5 +103,5 @@ export function judgePoint(config: ResolvedSim, spec: PointSpec, sla: SlaReading
     p50E2eMs: v.e2eMs.p50,
     successRate: n ? v.completed / n : 0,
   };
-  return { point, v };
+  return { point, v, n, tooShort };
 }

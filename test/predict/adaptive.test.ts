@@ -8,10 +8,13 @@ import { readRunPlan } from '../../src/core/plan/build';
 import { fitFramework, predictFactors } from '../../src/predict/calibration';
 import { engineFor, predictOptions } from '../../src/predict/engine';
 import { fitCandidate } from '../../src/predict/fit';
-import { requestsFor } from '../../src/predict/point';
+import { judgePoint, requestsFor } from '../../src/predict/point';
+import { predictCapacity } from '../../src/predict/capacity';
+import { observationsOf } from '../../src/predict/measured';
 import { belowFloor, Race, searchAbove, searchAround } from '../../src/predict/race';
 import { DECISION_MARGIN } from '../../src/core/results/verdict';
 import { runAdaptive } from '../../src/predict/adaptive';
+import { planGpu } from '../../src/predict/plan';
 import type { CandidatePrediction } from '../../src/predict/types';
 import { simulateLoad } from '../../src/sim/virtual';
 import { cleanup, planYaml, REPO, runOnSim, tempDir } from '../support/runner';
@@ -44,6 +47,37 @@ describe('calibration', () => {
         assert.ok(fit.errorAfter < fit.errorBefore || fit.errorBefore < 0.01);
       }
     }
+  });
+
+  test('a lengthened trial is fitted at the length it ran: near the knee the fit recovers the hidden factors, as the row records them', () => {
+    // A 1000-token-output scenario at tens of req/s (glyph's chat on 4 GPUs): near the knee the runner's steady-state
+    // rule lengthens trials to several times requestsFor(rate). A fit that simulated the short trial read their
+    // deeper queues as a 3-4x slower decode (bench:search, glyph: adaptive then skipped the winner).
+    const p = plan(path.join(REPO, 'configs/cookbook-llm/glyph.yaml'));
+    const cand = p.frameworks.find((x) => x.framework === 'sglang')!.candidates[0]!;
+    const truth = engineFor('sglang', cand, predictOptions(planGpu(p), { perturb: 4 }));
+    const plain = engineFor('sglang', cand, predictOptions(planGpu(p)));
+    assert.ok(truth.ok && plain.ok);
+    const sc = p.scenarios.find((x) => x.name === 'chat')!;
+    const knee = predictCapacity(truth.config, { scenario: sc, concurrency: null, sla: p.sla }).capacity;
+    const trials = [0.5, 0.7, 0.9].map((x) => {
+      const rate = Number((knee * x).toPrecision(4));
+      const { v, n, point } = judgePoint(truth.config, { scenario: sc, rate, concurrency: null }, p.sla);
+      return { rate, v, n, passed: point.passed };
+    });
+    assert.ok(trials.every((t) => t.passed), 'under the knee');
+    assert.ok(trials.some((t) => t.n > 4 * requestsFor(t.rate)), `some trial lengthened: ${trials.map((t) => `${t.rate}: ${t.n}`).join(', ')}`);
+    const rows = trials.map((t) => ({ framework: 'sglang', status: 'ok' as const, scenario: sc.name, trial: { mode: 'search', rate: t.rate, concurrency: null }, metrics: { p50_ttft_ms: t.v.ttftMs.p50, p50_tpot_ms: t.v.tpotMs.p50 }, workload: { num_prompts: t.n }, sla: { passed: true } }));
+    const obs = observationsOf({ scenarios: [sc] }, rows);
+    assert.deepEqual(obs.map((o) => o.requests), trials.map((t) => t.n));
+    const hidden = truth.config.perturbation!;
+    const fit = fitCandidate(plain.config, obs);
+    assert.ok(fit);
+    assert.ok(Math.abs(fit.factors.decode / hidden.decode - 1) < 0.05, `decode ${fit.factors.decode} vs ${hidden.decode}`);
+    assert.ok(Math.abs(fit.factors.prefill / hidden.prefill - 1) < 0.1, `prefill ${fit.factors.prefill} vs ${hidden.prefill}`);
+    // The same trials without their length: the fit that misread them.
+    const blind = fitCandidate(plain.config, obs.map(({ requests: _, ...o }) => o));
+    assert.ok(blind && blind.factors.decode / hidden.decode < 0.8, `without the length the decode factor is far off: ${blind?.factors.decode} vs ${hidden.decode}`);
   });
 
   test('per flag value: an unseen combination of seen values is predicted within 5%, an unseen value carries the prior error', () => {

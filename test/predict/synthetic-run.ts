@@ -42,7 +42,7 @@ export function writeSyntheticRun(dir: string, o: { fw?: FrameworkKey; seed?: nu
       const cap = predictCapacity(t.config, { scenario: sc, concurrency: concurrencyOf(plan), sla: plan.sla }).capacity;
       RATES.forEach((f, round) => {
         const rate = Number((cap * f).toPrecision(4));
-        const { point, v } = judgePoint(t.config, { scenario: sc, rate, concurrency: null }, plan.sla);
+        const { point, v, n, tooShort } = judgePoint(t.config, { scenario: sc, rate, concurrency: null }, plan.sla);
         const metrics = { ...metricsOf(v, Math.max(v.completed, requestsFor(rate))), success_rate: point.successRate };
         rows.push({
           run_id: runId,
@@ -51,10 +51,10 @@ export function writeSyntheticRun(dir: string, o: { fw?: FrameworkKey; seed?: nu
           candidate_id: cand.id,
           candidate_name: cand.name,
           model: plan.model,
-          status: 'ok',
+          status: tooShort ? 'failed' : 'ok',
           scenario: sc.name,
           hardware: { gpu_model: 'H100 (simulated)', gpu_count: 1 },
-          workload: { scenario: sc.name, input_len: sc.inputLen, output_len: sc.outputLen, request_rate: rate, max_concurrency: null },
+          workload: { scenario: sc.name, input_len: sc.inputLen, output_len: sc.outputLen, request_rate: rate, max_concurrency: null, num_prompts: n },
           server_command: cand.command,
           simulated: true,
           smoke: false,

@@ -46,9 +46,12 @@ function trial(t: Truth, engine: Parameters<typeof judgePoint>[0], sc: Scenario,
   const c = concurrencyOf(t.plan);
   // A repeat's trials are `length` times as long as the search's (the plan's verdict.repeat_length, as the runner's).
   const spec = { scenario: sc, rate, concurrency: c, requests: Math.max(t.plan.bench.numPrompts, requestsFor(rate)) * length, seed };
-  const { point: p, v } = judgePoint(engine, spec, t.plan.sla);
-  const row = { status: 'ok', metrics: metricsOf(v, v.completed + v.failed), scenario: sc.name };
-  const obs = { scenario: sc, rate, concurrency: c, p50TtftMs: v.ttftMs.p50, p50TpotMs: v.tpotMs.p50, passed: p.passed };
+  const { point: p, v, n, tooShort } = judgePoint(engine, spec, t.plan.sla);
+  // As the runner's row: the prompts sent (workload.num_prompts: the fit simulates a trial that long), and a trial
+  // still too short for a steady state after lengthening is invalid, so failed (runner/trial.ts), whatever its latencies.
+  const invalid = tooShort ? { status: 'failed', validity: { valid: false, reasons: p.reasons.filter((r) => r.startsWith('too short')) } } : { status: 'ok' };
+  const row = { ...invalid, metrics: metricsOf(v, v.completed + v.failed), scenario: sc.name, workload: { num_prompts: n } };
+  const obs = { scenario: sc, rate, concurrency: c, p50TtftMs: v.ttftMs.p50, p50TpotMs: v.tpotMs.p50, passed: p.passed, requests: n };
   return { row, passed: p.passed, obs, seconds: v.durationS };
 }
 
