@@ -23,7 +23,8 @@ function run(out: string, seed: number, strategy: 'grid' | 'adaptive', store: st
 }
 
 // The two strategies run side by side: each run keeps about half of one core busy (its simulated servers and client,
-// measured with top), so together they leave the machine's second core free and take the longer strategy's time.
+// measured with top), so together they leave the machine's second core free; the whole command took 72 minutes on
+// 2026-12-03 (grid passed in 70.7 minutes, adaptive failed in 61.5).
 describe('the same plan run five times names the same winner or the same tie', { concurrency: 2 }, () => {
   const dir = tempDir();
   after(() => cleanup(dir));
