@@ -54,8 +54,20 @@ const searched = (c: CandidateScore): boolean => c.launches?.some((l) => l.launc
 export function inQuestion(v: ScenarioVerdict, floor: number): CandidateScore[] {
   const top = v.winner;
   if (!top || !searched(top) || (top.lowestFail ?? top.interval[1]) * (1 + DECISION_MARGIN) <= floor) return [];
-  if (v.outcome === 'undecided') return [top, ...v.ties.filter(searched)];
-  return (top.launches?.length ?? 1) < 2 ? [top] : [];
+  const close = oneLaunchClose(v, top);
+  if (v.outcome === 'undecided') return [top, ...v.ties.filter(searched), ...close];
+  return [...((top.launches?.length ?? 1) < 2 ? [top] : []), ...close];
+}
+
+/**
+ * Candidates the test separated from the top on a single launch that could still land within DECISION_MARGIN of it:
+ * one launch says nothing of its own launch noise, and a slow one (a wide search bracket read low) decided
+ * test:agreement's summarization against a candidate that led the other run (adaptive, session 12). One more launch
+ * each, in the same rounds as the contenders.
+ */
+function oneLaunchClose(v: ScenarioVerdict, top: CandidateScore): CandidateScore[] {
+  const reach = (c: CandidateScore): number => (c.lowestFail ?? c.interval[1]) * (1 + DECISION_MARGIN);
+  return v.ranked.filter((c) => c !== top && !v.ties.includes(c) && searched(c) && (c.launches?.length ?? 0) < 2 && reach(c) >= top.score);
 }
 
 /** Where a repeat of this candidate starts its local search: its search launch's knee, else its confirmed `rate`. */
