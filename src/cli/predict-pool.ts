@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CalibrationInput } from '../predict/calibrated';
 import { predictFile, type FileOutcome, type PredictFileOptions } from '../predict/folder';
+import type { AtSpec } from '../predict/at';
 import type { EfficiencyTerm } from '../sim/efficiency';
 
 export interface PredictJob {
@@ -13,6 +14,7 @@ export interface PredictJob {
   gpu?: string;
   calibration?: CalibrationInput;
   efficiency?: EfficiencyTerm[];
+  at?: AtSpec;
 }
 
 /** What predictFiles passes on to every file's job. */
@@ -20,7 +22,7 @@ export type PoolOptions = Omit<PredictJob, 'index' | 'file'>;
 
 /** The predictFile options a job carries. */
 export function jobOptions(job: PredictJob): PredictFileOptions {
-  return { ...(job.gpu !== undefined ? { gpu: job.gpu } : {}), ...(job.calibration ? { calibration: job.calibration } : {}), ...(job.efficiency ? { efficiency: job.efficiency } : {}) };
+  return { ...(job.gpu !== undefined ? { gpu: job.gpu } : {}), ...(job.calibration ? { calibration: job.calibration } : {}), ...(job.efficiency ? { efficiency: job.efficiency } : {}), ...(job.at ? { at: job.at } : {}) };
 }
 
 export type PredictReply = { index: number; outcome: FileOutcome } | { index: number; error: string; stack?: string | undefined };

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { collectConfigFiles } from '../core/config/files';
 import type { CalibrationInput } from '../predict/calibrated';
-import { gpuNames, resolveGpuName, type FileOutcome, type PredictedPlan } from '../predict/folder';
+import { gpuNames, resolveGpuName, type FileOutcome, type PredictedAt, type PredictedPlan } from '../predict/folder';
 import { formatPrediction, PREDICTED_HEADER } from '../predict/format';
+import { formatAt } from '../predict/format-at';
+import { parseOperatingPoint, type AtSpec } from '../predict/at';
 import { DEFAULT_STORE, loadStore } from '../predict/store';
 import { EfficiencyError, parseEfficiency, type EfficiencyTerm } from '../sim/efficiency';
 import { parseCommand } from './args';
@@ -21,6 +23,7 @@ const MAX_DEFAULT_JOBS = 4;
 export const PREDICT_HELP = `usage: autobench predict PATH... [--gpu NAME] [--json] [--out FILE] [--jobs N]
                          [--calibration FILE | --no-calibration]
                          [--sim-efficiency SPEC]
+                         [--at rate=R|concurrency=C|offline [--requests N]]
 
 PREDICTS how each candidate of a plan or cookbook config would serve, without a
 server or a GPU: each candidate's command is parsed as its framework's CLI and
@@ -62,6 +65,26 @@ options:
                'uncalibrated'
   --no-calibration
                use no store
+  --at POINT   instead of searching capacity, run every candidate x scenario
+               at one load and report what the load client would: rate=R
+               (Poisson arrivals at R req/s), concurrency=C (C requests in
+               flight, a closed loop) or offline (every request at once); the
+               table and --json give request and output throughput, mean and
+               p50 TTFT, TPOT, ITL (the gap between streamed chunks) and E2E,
+               the KV cache in tokens and the requests preempted. --json: one
+               object per file { simulated, file, model, gpu, calibrated,
+               calibration, at: { kind, rate, concurrency, requests, seed },
+               points: [{ framework, candidate, scenario, status, reason?,
+               gpus, factors, rel_error, completed, failed, duration_s,
+               request_throughput, output_throughput, mean_ttft_ms,
+               p50_ttft_ms, mean_tpot_ms, p50_tpot_ms, mean_itl_ms,
+               p50_itl_ms, mean_e2e_ms, p50_e2e_ms, kv_capacity_tokens,
+               preemptions }], elapsedMs }
+  --requests N measured requests per point with --at (default: the plan's
+               num_prompts); the arrivals are the load client's own schedule
+               for the plan's seed, and no warm-up is simulated: the client's
+               warm-up requests finish, and the cache is flushed, before the
+               measured ones start
   --sim-efficiency SPEC
                scale the matching candidates' simulated engines by known
                factors, as 'autobench sim --sim-efficiency SPEC' does (a
@@ -98,10 +121,12 @@ interface PredictArgs {
   calibration: { path: string; explicit: boolean } | undefined;
   /** --sim-efficiency: the SPEC as given and its terms. */
   efficiency: { spec: string; terms: EfficiencyTerm[] } | undefined;
+  /** --at with --requests. */
+  at: AtSpec | undefined;
 }
 
 function parsePredictArgs(argv: string[], io: CliIO): PredictArgs | undefined {
-  const parsed = parseCommand(argv, { gpu: { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, jobs: { type: 'string' }, calibration: { type: 'string' }, 'no-calibration': { type: 'boolean' }, 'sim-efficiency': { type: 'string' } }, PREDICT_HELP, io.out);
+  const parsed = parseCommand(argv, { gpu: { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, jobs: { type: 'string' }, calibration: { type: 'string' }, 'no-calibration': { type: 'boolean' }, 'sim-efficiency': { type: 'string' }, at: { type: 'string' }, requests: { type: 'string' } }, PREDICT_HELP, io.out);
   if (!parsed) return undefined;
   const { values, positionals } = parsed;
   if (positionals.length === 0) throw new UsageError(`predict needs at least one PATH (a plan, a cookbook config or a folder of them)\n\n${PREDICT_HELP.split('\n\n')[0] ?? ''}`);
@@ -125,7 +150,21 @@ function parsePredictArgs(argv: string[], io: CliIO): PredictArgs | undefined {
   if (values.calibration !== undefined) calibration = { path: values.calibration, explicit: true };
   else if (!values['no-calibration'] && existsSync(DEFAULT_STORE)) calibration = { path: DEFAULT_STORE, explicit: false };
   const spec = values['sim-efficiency'];
-  return { paths: positionals, gpu, json: values.json === true, out, jobs, calibration, efficiency: spec !== undefined ? { spec, terms: efficiencyTerms(spec) } : undefined };
+  return { paths: positionals, gpu, json: values.json === true, out, jobs, calibration, efficiency: spec !== undefined ? { spec, terms: efficiencyTerms(spec) } : undefined, at: atSpec(values) };
+}
+
+/** --at and --requests as one spec; --requests without --at is a usage error. */
+function atSpec(values: { at?: string | undefined; requests?: string | undefined }): AtSpec | undefined {
+  const v = values.requests;
+  const requests = v === undefined ? undefined : Number(v);
+  if (requests !== undefined && (!Number.isInteger(requests) || requests < 1 || requests > 1_000_000)) throw new UsageError(`--requests ${v}: give a whole number from 1 to 1000000`);
+  if (values.at === undefined) {
+    if (requests !== undefined) throw new UsageError('--requests sizes a prediction at one load: give --at rate=R, concurrency=C or offline with it');
+    return undefined;
+  }
+  const point = parseOperatingPoint(values.at);
+  if (typeof point === 'string') throw new UsageError(`--at ${point}`);
+  return { point, ...(requests !== undefined ? { requests } : {}) };
 }
 
 /** --sim-efficiency's terms, parsed as the simulator parses them; a bad SPEC is a usage error naming the bad term. */
@@ -158,7 +197,7 @@ function isFolder(p: string): boolean {
 }
 
 /** The --out document: the predictions with what made them (`sim_efficiency`: the SPEC, only when given), and the files that could not be predicted. */
-export function predictDocument(predictions: PredictedPlan[], errors: Array<{ file: string; problems: string[] }>, gpu: string | undefined, efficiency?: string): unknown {
+export function predictDocument(predictions: Array<PredictedPlan | PredictedAt>, errors: Array<{ file: string; problems: string[] }>, gpu: string | undefined, efficiency?: string): unknown {
   return { simulated: true, tool: PREDICT_TOOL, generated_at: new Date().toISOString(), gpu: gpu ?? null, ...(efficiency !== undefined ? { sim_efficiency: efficiency } : {}), predictions, errors };
 }
 
@@ -175,7 +214,7 @@ export async function runPredict(argv: string[], io: CliIO): Promise<number> {
   const errors: Array<{ file: string; problems: string[] }> = problems.map((p) => ({ file: p.path, problems: [p.message] }));
   for (const e of errors) reportFailure(io, e.file, e.problems);
   const calibration = loadCalibration(args.calibration);
-  const predictions: PredictedPlan[] = [];
+  const predictions: Array<PredictedPlan | PredictedAt> = [];
   let internal = false;
   const onResult = (index: number, r: PoolResult): void => {
     const file = files[index] as string;
@@ -191,11 +230,11 @@ export async function runPredict(argv: string[], io: CliIO): Promise<number> {
       reportFailure(io, o.file, o.problems);
       return;
     }
-    predictions.push(o.prediction);
-    if (!args.json) io.out.write(`${predictions.length > 1 ? '\n' : ''}${formatPrediction(o.prediction, o.facts)}`);
+    predictions.push('at' in o ? o.at : o.prediction);
+    if (!args.json) io.out.write(`${predictions.length > 1 ? '\n' : ''}${'at' in o ? formatAt(o.at, o.facts) : formatPrediction(o.prediction, o.facts)}`);
   };
   const efficiency = args.efficiency ? { efficiency: args.efficiency.terms } : {};
-  await predictFiles(files, { ...(args.gpu !== undefined ? { gpu: args.gpu } : {}), ...(calibration ? { calibration } : {}), ...efficiency, jobs: args.jobs, onResult });
+  await predictFiles(files, { ...(args.gpu !== undefined ? { gpu: args.gpu } : {}), ...(calibration ? { calibration } : {}), ...efficiency, ...(args.at ? { at: args.at } : {}), jobs: args.jobs, onResult });
   if (args.json) io.out.write(`${JSON.stringify(predictions, null, 2)}\n`);
   if (args.out !== undefined) {
     writeOutputFile(args.out, `${JSON.stringify(predictDocument(predictions, errors, args.gpu, args.efficiency?.spec), null, 2)}\n`, '--out');

@@ -5,6 +5,7 @@ import { readRunPlan } from '../core/plan/build';
 import { PlanError, type RunPlan } from '../core/plan/types';
 import type { EfficiencyTerm } from '../sim/efficiency';
 import { GPUS, gpuProfile } from '../sim/profiles';
+import { predictAt, type AtPrediction, type AtSpec } from './at';
 import { calibrationFromStore, type CalibrationInput, type FrameworkCalibrationSource } from './calibrated';
 import { PRIOR_REL_ERROR } from './prior';
 import { concurrencyOf, predictPlan } from './plan';
@@ -25,7 +26,10 @@ export interface PlanFacts {
   gpuOverridden: boolean;
 }
 
-export type FileOutcome = { ok: true; file: string; prediction: PredictedPlan; facts: PlanFacts } | { ok: false; file: string; problems: string[] };
+/** A file's points at one operating point (`predict --at`), with the calibration each framework used. */
+export type PredictedAt = AtPrediction & { calibration: FrameworkCalibrationSource[] };
+
+export type FileOutcome = { ok: true; file: string; prediction: PredictedPlan; facts: PlanFacts } | { ok: true; file: string; at: PredictedAt; facts: PlanFacts } | { ok: false; file: string; problems: string[] };
 
 export interface PredictFileOptions {
   /** A simulator GPU profile name (`resolveGpuName`) or `auto`: replaces the plan's hardware.gpu_model. */
@@ -34,6 +38,8 @@ export interface PredictFileOptions {
   calibration?: CalibrationInput;
   /** `--sim-efficiency`'s terms: the matching candidates' engines run this much faster (a known ground truth, never a real prediction). */
   efficiency?: EfficiencyTerm[];
+  /** Predict at this operating point (means and medians per candidate × scenario) instead of searching SLA capacity. */
+  at?: AtSpec;
 }
 
 /** The simulator GPU profile names `--gpu` accepts (plus `auto`). */
@@ -83,7 +89,9 @@ export function predictFile(file: string, o: PredictFileOptions = {}): FileOutco
   const cal = o.calibration ? calibrationFromStore(plan, o.calibration) : undefined;
   const calibration = cal?.sources ?? uncalibrated(plan);
   const options = { ...cal?.options, ...(o.efficiency ? { sim: { efficiency: o.efficiency } } : {}) };
-  return { ok: true, file, prediction: { ...predictPlan(plan, options), calibration }, facts: factsOf(plan, o.gpu !== undefined) };
+  const facts = factsOf(plan, o.gpu !== undefined);
+  if (o.at) return { ok: true, file, at: { ...predictAt(plan, o.at, options), calibration }, facts };
+  return { ok: true, file, prediction: { ...predictPlan(plan, options), calibration }, facts };
 }
 
 /** Every framework of the plan without a store. */

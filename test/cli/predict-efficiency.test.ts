@@ -70,7 +70,7 @@ describe('autobench predict --sim-efficiency', () => {
   test('a flag=value term scales only the candidates that give that value', () => {
     const base = predictFile(plan);
     const slow = predictFile(plan, { efficiency: parseEfficiency('vllm.max-num-seqs=8:0.8') });
-    assert.ok(base.ok && slow.ok);
+    assert.ok(base.ok && slow.ok && 'prediction' in base && 'prediction' in slow);
     const [b, s] = [capacities(base.prediction), capacities(slow.prediction)];
     const ratio = (s.get('vllm c1') as number) / (b.get('vllm c1') as number);
     assert.ok(ratio > 0.8 / 1.1 && ratio < 0.8 * 1.1, `vllm c1 (max_num_seqs 8): x${ratio}`);
