@@ -38,7 +38,9 @@ function profiles(io: CliIO): number {
     const names = [m.id, ...(m.aliases ?? [])].join(', ');
     io.out.write(`  ${names}\n      ${m.totalParamsB}B/${m.activeParamsB}B  ${m.bytesPerParam} B/param  KV ${m.kvBytesPerToken} B/token  ctx ${m.contextLength}\n`);
   }
-  io.out.write('\nOther model names get shapes estimated from sizes in the name (70B, A3B, FP8).\n');
+  io.out.write('\nA quantized checkpoint of a listed model (a name ending -FP8, -FP8-dynamic, -NVFP4, -AWQ, -GPTQ-Int4, -W8A8, ...) gets\n');
+  io.out.write("its base model's shapes at that size per parameter; a local folder with a config.json gets the shapes it states;\n");
+  io.out.write('other names get shapes ESTIMATED from sizes in the name (70B, A3B, FP8), and say so.\n');
   return 0;
 }
 

@@ -7,7 +7,7 @@ import type { RunPlan } from '../core/plan/types';
 import { arrivalSchedule } from '../client/arrivals';
 import { simulateLoad, type VirtualResult } from '../sim/virtual';
 import { engineFor, predictOptions } from './engine';
-import { planGpu, type PredictPlanOptions } from './plan';
+import { modelShapes, planGpu, type PredictPlanOptions } from './plan';
 import { PRIOR_REL_ERROR } from './prior';
 import { UNIT_FACTORS, type Factors, type PredictedStatus } from './types';
 
@@ -54,6 +54,8 @@ export interface AtPrediction {
   simulated: true;
   file: string;
   model: string;
+  modelShapes: string;
+  modelEstimated: boolean;
   gpu: string;
   calibrated: boolean;
   at: { kind: OperatingPoint['kind']; rate: number | null; concurrency: number | null; requests: number; seed: number };
@@ -123,6 +125,7 @@ export function predictAt(plan: RunPlan, spec: AtSpec, o: PredictPlanOptions = {
     simulated: true,
     file: plan.source.path,
     model: plan.model,
+    ...modelShapes(plan),
     gpu: planGpu(plan) ?? 'auto',
     calibrated: o.calibrationFor !== undefined,
     at: { kind: p.kind, rate: p.kind === 'rate' ? p.rate : null, concurrency: p.kind === 'concurrency' ? p.concurrency : null, requests: at.requests, seed: plan.bench.seed },

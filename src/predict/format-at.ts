@@ -30,6 +30,7 @@ export function formatAt(p: AtPrediction & { calibration?: FrameworkCalibrationS
   const lines = [
     `${PREDICTED_HEADER}: ${p.file}`,
     truncate(`model: ${p.model || '?'}   GPU: ${gpu}${facts.gpuOverridden ? ' (--gpu)' : ''}   ${cal}`, TABLE_WIDTH),
+    truncate(`model shapes: ${p.modelShapes}`, TABLE_WIDTH),
     truncate(`at: ${atText(p.at)}`, TABLE_WIDTH),
     'throughput: completions over the measured span; latencies in ms (modelled time); ITL: the gap between streamed chunks',
     '',

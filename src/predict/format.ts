@@ -146,6 +146,7 @@ export function formatPrediction(p: PlanPrediction & { calibration?: FrameworkCa
   const lines = [
     `${PREDICTED_HEADER}: ${p.file}`,
     truncate(`model: ${p.model || '?'}   GPU: ${gpu}${facts.gpuOverridden ? ' (--gpu)' : ''}   ${cal}`, TABLE_WIDTH),
+    truncate(`model shapes: ${p.modelShapes}`, TABLE_WIDTH),
     truncate(`SLA: ${slaText(facts.sla)}   concurrency: ${facts.concurrency ?? 'no cap'}`, TABLE_WIDTH),
     ...calibrationLines(p.calibration ?? []),
     'cap: the highest request rate predicted to meet the SLA; TTFT, TPOT: p50 at that rate',

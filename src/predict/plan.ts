@@ -3,7 +3,7 @@ import type { Candidate } from '../core/candidates/candidate';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { RunPlan } from '../core/plan/types';
 import type { SimOptions } from '../sim/options';
-import { simGpuFor } from '../sim/profiles';
+import { modelProfile, profileSourceText, simGpuFor } from '../sim/profiles';
 import { predictCapacity } from './capacity';
 import { engineFor, predictOptions } from './engine';
 import { frontsOf } from './pareto';
@@ -52,6 +52,12 @@ export function predictCandidate(plan: RunPlan, fw: FrameworkKey, cand: Candidat
   return { ...base, gpus: engine.config.gpus, status: 'ok', scenarios };
 }
 
+/** Where the plan's model shapes come from, said beside every prediction (a guessed shape is never silent). */
+export function modelShapes(plan: RunPlan): { modelShapes: string; modelEstimated: boolean } {
+  const m = modelProfile(plan.model);
+  return { modelShapes: profileSourceText(m), modelEstimated: m.estimated === true };
+}
+
 export function predictPlan(plan: RunPlan, o: PredictPlanOptions = {}): PlanPrediction {
   const t0 = performance.now();
   const candidates: CandidatePrediction[] = [];
@@ -67,6 +73,7 @@ export function predictPlan(plan: RunPlan, o: PredictPlanOptions = {}): PlanPred
     simulated: true,
     file: plan.source.path,
     model: plan.model,
+    ...modelShapes(plan),
     gpu: planGpu(plan) ?? 'auto',
     calibrated: o.calibrationFor !== undefined,
     candidates,

@@ -82,6 +82,9 @@ export interface PlanPrediction {
   simulated: true;
   file: string;
   model: string;
+  /** Where the model's shapes came from, in words; `modelEstimated` when they were guessed from the name. */
+  modelShapes: string;
+  modelEstimated: boolean;
   gpu: string;
   calibrated: boolean;
   candidates: CandidatePrediction[];

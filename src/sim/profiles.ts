@@ -1,4 +1,5 @@
 // GPU and model profiles the simulated engine is priced with: public spec-sheet numbers, rounded.
+import { localConfigProfile } from './model-config';
 //
 // These are inputs to a rough roofline model, not measurements: bandwidth and FLOPs are the vendor's dense
 // figures, model shapes come from the published configs (layers, hidden size, attention heads, KV layout).
@@ -58,6 +59,13 @@ export interface ModelProfile {
   refGpu?: string;
   /** True when the numbers were guessed from the name rather than taken from a config. */
   estimated?: boolean;
+  /**
+   * Where the shapes came from: the table below (a published config), the checkpoint's own config.json (a local
+   * folder), or a guess from sizes in the name (`estimated`). Absent: the table.
+   */
+  source?: 'table' | 'config' | 'name';
+  /** A quantized checkpoint's name resolved to the table entry of its base model (`nvidia/Llama-3.3-70B-Instruct-FP8`). */
+  derivedFrom?: string;
 }
 
 // Shapes of the shipped cookbook models and a few small ones the tests and demos use.
@@ -66,6 +74,7 @@ const DSV32 = { ...DSV3, kvBytesPerToken: 61 * (1152 + 132), sparseTopK: 2048 };
 const KIMI = { totalParamsB: 1040, activeParamsB: 32, bytesPerParam: 1, layers: 61, hidden: 7168, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 64 * 192, contextLength: 131072 };
 const GLM45 = { totalParamsB: 355, activeParamsB: 32, bytesPerParam: 2, layers: 92, hidden: 5120, kvBytesPerToken: 2 * 92 * 8 * 128 * 2, kvSplit: 8, attnLayers: 92, attnWidth: 96 * 128, contextLength: 131072 };
 const LLAMA70 = { totalParamsB: 70.6, activeParamsB: 70.6, bytesPerParam: 2, layers: 80, hidden: 8192, kvBytesPerToken: 2 * 80 * 8 * 128 * 2, kvSplit: 8, attnLayers: 80, attnWidth: 64 * 128, contextLength: 131072 };
+const LLAMA8 = { totalParamsB: 8.03, activeParamsB: 8.03, bytesPerParam: 2, layers: 32, hidden: 4096, kvBytesPerToken: 2 * 32 * 8 * 128 * 2, kvSplit: 8, attnLayers: 32, attnWidth: 32 * 128, contextLength: 131072 };
 const LLAMA4 = { layers: 48, hidden: 5120, kvBytesPerToken: 2 * 48 * 8 * 128 * 2, kvSplit: 8, attnLayers: 48, attnWidth: 40 * 128 };
 const QWEN3_235 = { totalParamsB: 235, activeParamsB: 22, bytesPerParam: 2, layers: 94, hidden: 4096, kvBytesPerToken: 2 * 94 * 4 * 128 * 2, kvSplit: 4, attnLayers: 94, attnWidth: 64 * 128, contextLength: 40960 };
 const QWEN3_NEXT = { totalParamsB: 80, activeParamsB: 3, bytesPerParam: 2, layers: 48, hidden: 2048, kvBytesPerToken: 2 * 12 * 2 * 256 * 2, kvSplit: 2, attnLayers: 12, attnWidth: 16 * 256, contextLength: 262144 };
@@ -90,10 +99,16 @@ export const MODELS: ModelProfile[] = [
   { id: 'openai/gpt-oss-120b', totalParamsB: 117, activeParamsB: 5.1, bytesPerParam: 0.54, layers: 36, hidden: 2880, kvBytesPerToken: 2 * 18 * 8 * 64 * 2, kvSplit: 8, attnLayers: 18, attnWidth: 64 * 64, contextLength: 131072 },
   { id: 'openai/gpt-oss-20b', totalParamsB: 21, activeParamsB: 3.6, bytesPerParam: 0.6, layers: 24, hidden: 2880, kvBytesPerToken: 2 * 12 * 8 * 64 * 2, kvSplit: 8, attnLayers: 12, attnWidth: 64 * 64, contextLength: 131072 },
   { id: 'internlm/Intern-S1', ...QWEN3_235, totalParamsB: 241, activeParamsB: 28 },
-  { id: 'meta-llama/Llama-3.1-70B-Instruct', aliases: ['meta-llama/Llama-3.3-70B-Instruct', 'meta-llama/Meta-Llama-3.1-70B-Instruct'], ...LLAMA70 },
-  { id: 'meta-llama/Llama-3.1-8B-Instruct', aliases: ['meta-llama/Meta-Llama-3.1-8B-Instruct', 'meta-llama/Llama-3.1-8B'], totalParamsB: 8, activeParamsB: 8, bytesPerParam: 2, layers: 32, hidden: 4096, kvBytesPerToken: 2 * 32 * 8 * 128 * 2, kvSplit: 8, attnLayers: 32, attnWidth: 32 * 128, contextLength: 131072 },
+  { id: 'meta-llama/Llama-3.1-70B-Instruct', aliases: ['meta-llama/Llama-3.3-70B-Instruct', 'meta-llama/Meta-Llama-3.1-70B-Instruct', 'meta-llama/Llama-3.1-70B', 'meta-llama/Meta-Llama-3.1-70B'], ...LLAMA70 },
+  { id: 'meta-llama/Meta-Llama-3-70B-Instruct', aliases: ['meta-llama/Meta-Llama-3-70B'], ...LLAMA70, contextLength: 8192 },
+  { id: 'meta-llama/Llama-3.1-8B-Instruct', aliases: ['meta-llama/Meta-Llama-3.1-8B-Instruct', 'meta-llama/Llama-3.1-8B', 'meta-llama/Meta-Llama-3.1-8B'], ...LLAMA8 },
+  { id: 'meta-llama/Meta-Llama-3-8B-Instruct', aliases: ['meta-llama/Meta-Llama-3-8B'], ...LLAMA8, contextLength: 8192 },
+  { id: 'meta-llama/Llama-3.1-405B-Instruct', aliases: ['meta-llama/Meta-Llama-3.1-405B-Instruct', 'meta-llama/Llama-3.1-405B', 'meta-llama/Meta-Llama-3.1-405B'], totalParamsB: 405, activeParamsB: 405, bytesPerParam: 2, layers: 126, hidden: 16384, kvBytesPerToken: 2 * 126 * 8 * 128 * 2, kvSplit: 8, attnLayers: 126, attnWidth: 128 * 128, contextLength: 131072 },
+  { id: 'meta-llama/Llama-3.2-1B-Instruct', aliases: ['meta-llama/Llama-3.2-1B'], totalParamsB: 1.24, activeParamsB: 1.24, bytesPerParam: 2, layers: 16, hidden: 2048, kvBytesPerToken: 2 * 16 * 8 * 64 * 2, kvSplit: 8, attnLayers: 16, attnWidth: 32 * 64, contextLength: 131072 },
+  { id: 'meta-llama/Llama-3.2-3B-Instruct', aliases: ['meta-llama/Llama-3.2-3B'], totalParamsB: 3.21, activeParamsB: 3.21, bytesPerParam: 2, layers: 28, hidden: 3072, kvBytesPerToken: 2 * 28 * 8 * 128 * 2, kvSplit: 8, attnLayers: 28, attnWidth: 24 * 128, contextLength: 131072 },
   // Its 1M-token context needs the KV room of H200s, where the reference deployment runs.
   { id: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8', totalParamsB: 400, activeParamsB: 17, bytesPerParam: 1, ...LLAMA4, contextLength: 1048576, refGpu: 'H200' },
+  { id: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct', aliases: ['meta-llama/Llama-4-Maverick-17B-128E'], totalParamsB: 400, activeParamsB: 17, bytesPerParam: 2, ...LLAMA4, contextLength: 1048576 },
   { id: 'meta-llama/Llama-4-Scout-17B-16E-Instruct', totalParamsB: 109, activeParamsB: 17, bytesPerParam: 2, ...LLAMA4, contextLength: 10485760 },
   { id: 'XiaomiMiMo/MiMo-V2-Flash', totalParamsB: 309, activeParamsB: 15, bytesPerParam: 1, layers: 48, hidden: 4096, kvBytesPerToken: 8 * 4 * 320 * 2, kvSplit: 4, attnLayers: 8, attnWidth: 64 * 192, contextLength: 262144 },
   { id: 'MiniMaxAI/MiniMax-M2.1', aliases: ['MiniMaxAI/MiniMax-M2.5', 'MiniMaxAI/MiniMax-M2'], ...MINIMAX },
@@ -107,7 +122,11 @@ export const MODELS: ModelProfile[] = [
   { id: 'Qwen/Qwen3-Coder-480B-A35B-Instruct', totalParamsB: 480, activeParamsB: 35, bytesPerParam: 2, layers: 62, hidden: 6144, kvBytesPerToken: 2 * 62 * 8 * 128 * 2, kvSplit: 8, attnLayers: 62, attnWidth: 96 * 128, contextLength: 262144 },
   { id: 'Qwen/Qwen3-Next-80B-A3B-Instruct', aliases: ['Qwen/Qwen3-Coder-Next'], ...QWEN3_NEXT },
   { id: 'Qwen/Qwen3.5-397B-A17B-FP8', totalParamsB: 397, activeParamsB: 17, bytesPerParam: 1, layers: 60, hidden: 4096, kvBytesPerToken: 2 * 15 * 2 * 256 * 2, kvSplit: 2, attnLayers: 15, attnWidth: 32 * 256, contextLength: 262144 },
-  { id: 'Qwen/Qwen3-30B-A3B', totalParamsB: 30.5, activeParamsB: 3.3, bytesPerParam: 2, layers: 48, hidden: 2048, kvBytesPerToken: 2 * 48 * 4 * 128 * 2, kvSplit: 4, attnLayers: 48, attnWidth: 32 * 128, contextLength: 40960 },
+  { id: 'Qwen/Qwen3-30B-A3B', aliases: ['Qwen/Qwen3-30B-A3B-Instruct-2507'], totalParamsB: 30.5, activeParamsB: 3.3, bytesPerParam: 2, layers: 48, hidden: 2048, kvBytesPerToken: 2 * 48 * 4 * 128 * 2, kvSplit: 4, attnLayers: 48, attnWidth: 32 * 128, contextLength: 40960 },
+  { id: 'Qwen/Qwen3-32B', totalParamsB: 32.8, activeParamsB: 32.8, bytesPerParam: 2, layers: 64, hidden: 5120, kvBytesPerToken: 2 * 64 * 8 * 128 * 2, kvSplit: 8, attnLayers: 64, attnWidth: 64 * 128, contextLength: 40960 },
+  { id: 'Qwen/Qwen3-14B', totalParamsB: 14.8, activeParamsB: 14.8, bytesPerParam: 2, layers: 40, hidden: 5120, kvBytesPerToken: 2 * 40 * 8 * 128 * 2, kvSplit: 8, attnLayers: 40, attnWidth: 40 * 128, contextLength: 40960 },
+  { id: 'Qwen/Qwen3-4B', aliases: ['Qwen/Qwen3-4B-Instruct-2507'], totalParamsB: 4.0, activeParamsB: 4.0, bytesPerParam: 2, layers: 36, hidden: 2560, kvBytesPerToken: 2 * 36 * 8 * 128 * 2, kvSplit: 8, attnLayers: 36, attnWidth: 32 * 128, contextLength: 40960 },
+  { id: 'Qwen/Qwen3-1.7B', totalParamsB: 2.0, activeParamsB: 2.0, bytesPerParam: 2, layers: 28, hidden: 2048, kvBytesPerToken: 2 * 28 * 8 * 128 * 2, kvSplit: 8, attnLayers: 28, attnWidth: 16 * 128, contextLength: 40960 },
   { id: 'Qwen/Qwen3-8B', totalParamsB: 8.2, activeParamsB: 8.2, bytesPerParam: 2, layers: 36, hidden: 4096, kvBytesPerToken: 2 * 36 * 8 * 128 * 2, kvSplit: 8, attnLayers: 36, attnWidth: 32 * 128, contextLength: 40960 },
   { id: 'Qwen/Qwen3-0.6B', totalParamsB: 0.6, activeParamsB: 0.6, bytesPerParam: 2, layers: 28, hidden: 1024, kvBytesPerToken: 2 * 28 * 8 * 128 * 2, kvSplit: 8, attnLayers: 28, attnWidth: 16 * 128, contextLength: 40960 },
   { id: 'stepfun-ai/Step-3.5-Flash', totalParamsB: 196, activeParamsB: 11, bytesPerParam: 2, layers: 45, hidden: 4096, kvBytesPerToken: 2 * 12 * 8 * 128 * 2, kvSplit: 8, attnLayers: 12, attnWidth: 64 * 128, contextLength: 262144 },
@@ -121,17 +140,52 @@ export function gpuProfile(name: string): GpuProfile | undefined {
   return GPUS.find((g) => g.name.toLowerCase() === n || g.name.toLowerCase().startsWith(`${n}-`));
 }
 
-/**
- * The profile for a model name: exact id or alias (case-insensitive, also by the last path part so a local
- * folder `/models/Qwen3-8B` works), else shapes guessed from sizes in the name (`70B`, `A3B`, `FP8`), else 8B dense.
- */
-export function modelProfile(name: string): ModelProfile {
+/** The table entry for a name: exact id or alias (case-insensitive), else by the last path part (`/models/Qwen3-8B`). */
+function tableProfile(name: string): ModelProfile | undefined {
   const lower = name.toLowerCase().replace(/\/+$/, '');
   const hit = byName.get(lower);
   if (hit) return hit;
   const base = lower.split('/').pop() ?? lower;
   for (const [k, m] of byName) if (k.split('/').pop() === base) return m;
-  return estimateProfile(name);
+  return undefined;
+}
+
+/** A quantized checkpoint's name suffix, and the bytes per parameter it ships at. */
+const QUANT_SUFFIX = /[-_.](fp8(?:[-_](?:dynamic|block))?|nvfp4|mxfp4|fp4|w8a8|int8|w4a16|awq|gptq(?:[-_]int4)?|int4|bf16)$/i;
+
+function suffixBytes(suffix: string): number {
+  const s = suffix.toLowerCase();
+  if (/fp8|w8a8|int8/.test(s)) return 1;
+  if (/bf16/.test(s)) return 2;
+  return 0.55;
+}
+
+/** `nvidia/Llama-3.3-70B-Instruct-FP8`: the base model's table entry at the suffix's bytes per parameter. */
+function quantizedProfile(name: string): ModelProfile | undefined {
+  const m = QUANT_SUFFIX.exec(name.replace(/\/+$/, ''));
+  if (!m) return undefined;
+  const base = tableProfile(name.slice(0, m.index));
+  if (!base) return undefined;
+  const { aliases: _aliases, ...shapes } = base;
+  return { ...shapes, id: name, bytesPerParam: suffixBytes(m[1] as string), derivedFrom: base.id };
+}
+
+/**
+ * The profile for a model name: the table's entry (exact id or alias, case-insensitive, also by the last path part
+ * so a local folder `/models/Qwen3-8B` works), else the local folder's own config.json, else a quantized
+ * checkpoint's base model (`...-FP8`), else shapes guessed from sizes in the name (`70B`, `A3B`, `FP8`), else 8B
+ * dense — marked `estimated`, which every prediction and the simulated server's log say.
+ */
+export function modelProfile(name: string): ModelProfile {
+  return tableProfile(name) ?? localConfigProfile(name) ?? quantizedProfile(name) ?? estimateProfile(name);
+}
+
+/** Where a profile's shapes came from, in words: for predictions and the simulated server's log. */
+export function profileSourceText(m: ModelProfile): string {
+  if (m.estimated) return 'ESTIMATED from the name (an unknown model; a local folder with its config.json gives its shapes)';
+  if (m.source === 'config') return `from ${m.id}/config.json`;
+  if (m.derivedFrom) return `of ${m.derivedFrom}, ${m.bytesPerParam} bytes per parameter (the name's quantization)`;
+  return `of ${m.id} (its published config)`;
 }
 
 function estimateProfile(name: string): ModelProfile {
@@ -153,6 +207,7 @@ function estimateProfile(name: string): ModelProfile {
     attnWidth: 32 * 128,
     contextLength: 131072,
     estimated: true,
+    source: 'name',
   };
 }
 

@@ -14,6 +14,7 @@ import { SimHttp, vllmDevMode } from './http/server';
 import { simEngineVersion } from './engine-version';
 import { crashLines, logLine, type LogLevel, type LogShape, type LogSource } from './logfmt';
 import { HOST_BOUND_MARK, SimOptionError, extractSimOptions, type SimOptions } from './options';
+import { profileSourceText } from './profiles';
 
 export interface StartSimOptions {
   /** `sglang`, `vllm`, `tensorrt_llm` (or `trtllm`), `tokenspeed`. */
@@ -87,7 +88,7 @@ function startupLines(c: ResolvedSim): string[] {
   const s = c.settings;
   const lines = [
     `autobench-sim: SIMULATED ${c.framework.displayName} engine: no GPU is used and nothing measured here is a GPU result.`,
-    `autobench-sim: model ${s.model} (profile ${c.model.id}${c.model.estimated ? ', estimated from the name' : ''}), ${c.gpus}x ${c.gpu.name}${c.gpuAuto ? ' (auto)' : ''}, tp=${s.tp} pp=${s.pp} dp=${s.dp}, speed x${c.options.speed}, seed ${c.options.seed}`,
+    `autobench-sim: model ${s.model} (shapes ${profileSourceText(c.model)}), ${c.gpus}x ${c.gpu.name}${c.gpuAuto ? ' (auto)' : ''}, tp=${s.tp} pp=${s.pp} dp=${s.dp}, speed x${c.options.speed}, seed ${c.options.seed}`,
     `Model weights: ${gib(c.memory.weightBytes)} GiB per GPU; runtime buffers and activations ${gib(c.memory.runtimeBytes)} GiB (simulated)`,
     `KV cache: ${c.kvTokens} tokens per replica (${gib(c.memory.kvBytes)} GiB per GPU), context length ${c.contextLimit}, max running ${c.engine.policy.maxRunning}, prefix caching ${s.prefixCaching ? 'on' : 'off'}`,
   ];

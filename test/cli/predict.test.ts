@@ -41,6 +41,7 @@ describe('autobench predict', () => {
     assert.equal(r.code, 0, r.err);
     assert.ok(r.out.startsWith(`${HEADER}: ${DEMO}\n`), r.out.slice(0, 200));
     assert.match(r.out, /^model: Qwen\/Qwen3-8B {3}GPU: H100 /m);
+    assert.match(r.out, /^model shapes: of Qwen\/Qwen3-8B \(its published config\)$/m);
     assert.match(r.out, /^SLA: p50 TTFT <= 300 ms, p50 TPOT <= 12 ms/m);
     assert.match(r.out, /^framework\s+candidate\s+GPUs\s+status\s+cap req\/s\s+TTFT ms\s+TPOT ms\s+cap req\/s/m);
     const lines = candidateLines(r.out);
@@ -56,6 +57,16 @@ describe('autobench predict', () => {
     assert.match(r.out, /^not predicted: tensorrt_llm: skipped: unsupported/m);
     assert.ok(r.out.split('\n').every((l) => l.length <= 120), 'lines stay readable');
     assert.doesNotMatch(r.out, /python -m sglang|vllm serve/, 'ids, not commands');
+  });
+
+  test('a model the simulator does not know is predicted on ESTIMATED shapes, and the table and JSON say so', () => {
+    const file = join(dir, 'unknown-model.yaml');
+    writeFileSync(file, readFileSync(join(REPO, DEMO), 'utf8').replace(/Qwen\/Qwen3-8B/g, 'some-lab/Brand-New-9B'));
+    const r = run(['predict', file, '--no-calibration']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /^model shapes: ESTIMATED from the name \(an unknown model; a local folder with its config\.json gives its shapes\)$/m);
+    const j = JSON.parse(run(['predict', file, '--json', '--no-calibration']).out) as PlanPrediction[];
+    assert.equal(j[0]?.modelEstimated, true);
   });
 
   test('oom and fails lines show the reason, cut to the line width', () => {

@@ -1,0 +1,104 @@
+// A model's shapes read from its checkpoint's own config.json (a local folder given as the model): layers, widths,
+// attention and KV layout (GQA or MLA), dense or MoE parameter counts, context length and the shipped dtype.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ModelProfile } from './profiles';
+
+type Obj = Record<string, unknown>;
+
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+const n = (o: Obj, ...keys: string[]): number | undefined => {
+  for (const k of keys) if (typeof o[k] === 'number' && Number.isFinite(o[k])) return o[k];
+  return undefined;
+};
+
+/** Bytes per parameter of the checkpoint as shipped: its quantization_config, else its torch_dtype. */
+export function checkpointBytes(c: Obj): number {
+  const q = isObj(c.quantization_config) ? c.quantization_config : undefined;
+  const method = typeof q?.quant_method === 'string' ? q.quant_method.toLowerCase() : '';
+  if (/mxfp4|nvfp4|fp4|awq|gptq|int4|bitsandbytes/.test(method)) return 0.55;
+  if (method) return 1;
+  const d = c.torch_dtype ?? c.dtype;
+  const dtype = typeof d === 'string' ? d.toLowerCase() : 'bfloat16';
+  return dtype === 'float32' ? 4 : 2;
+}
+
+/** Parameters in billions, total and active per token, from the shapes (embeddings counted once when tied). */
+function params(c: Obj, hidden: number, layers: number, attnParams: number): { total: number; active: number } {
+  const vocab = n(c, 'vocab_size') ?? 0;
+  const emb = vocab * hidden * (c.tie_word_embeddings === true ? 1 : 2);
+  const dense = 3 * hidden * (n(c, 'intermediate_size') ?? 4 * hidden);
+  const experts = n(c, 'n_routed_experts', 'num_experts', 'num_local_experts') ?? 0;
+  if (experts <= 1) return { total: (layers * (attnParams + dense) + emb) / 1e9, active: (layers * (attnParams + dense) + emb) / 1e9 };
+  const expert = 3 * hidden * (n(c, 'moe_intermediate_size') ?? n(c, 'intermediate_size') ?? 4 * hidden);
+  const shared = (n(c, 'n_shared_experts', 'num_shared_experts') ?? 0) * expert;
+  const perTok = n(c, 'num_experts_per_tok', 'moe_topk') ?? 1;
+  const denseLayers = Math.min(layers, n(c, 'first_k_dense_replace') ?? 0);
+  const moeLayers = layers - denseLayers;
+  const base = layers * attnParams + denseLayers * dense + moeLayers * shared + emb;
+  return { total: (base + moeLayers * experts * expert) / 1e9, active: (base + moeLayers * perTok * expert) / 1e9 };
+}
+
+/** The profile a config.json describes; undefined when it lacks the shapes a profile needs. */
+export function profileFromConfig(id: string, raw: unknown): ModelProfile | undefined {
+  if (!isObj(raw)) return undefined;
+  // Multimodal checkpoints keep the language model's shapes under text_config.
+  const c = isObj(raw.text_config) ? { ...raw.text_config, quantization_config: raw.quantization_config, torch_dtype: raw.text_config.torch_dtype ?? raw.torch_dtype } : raw;
+  const layers = n(c, 'num_hidden_layers', 'n_layer', 'num_layers');
+  const hidden = n(c, 'hidden_size', 'n_embd', 'd_model');
+  const heads = n(c, 'num_attention_heads', 'n_head');
+  if (!layers || !hidden || !heads) return undefined;
+  const kvHeads = n(c, 'num_key_value_heads') ?? heads;
+  const headDim = n(c, 'head_dim') ?? hidden / heads;
+  const kvLora = n(c, 'kv_lora_rank');
+  let kv: { bytes: number; split: number; width: number; attnParams: number };
+  if (kvLora) {
+    // MLA: one latent (kv_lora_rank + the RoPE part) per token and layer, which every TP rank keeps whole.
+    const rope = n(c, 'qk_rope_head_dim') ?? 64;
+    const qk = (n(c, 'qk_nope_head_dim') ?? 128) + rope;
+    const v = n(c, 'v_head_dim') ?? 128;
+    const qLora = n(c, 'q_lora_rank');
+    const q = qLora ? hidden * qLora + qLora * heads * qk : hidden * heads * qk;
+    kv = { bytes: layers * (kvLora + rope) * 2, split: 1, width: heads * qk, attnParams: q + hidden * (kvLora + rope) + kvLora * heads * (qk - rope + v) + heads * v * hidden };
+  } else {
+    kv = { bytes: 2 * layers * kvHeads * headDim * 2, split: kvHeads, width: heads * headDim, attnParams: 2 * hidden * heads * headDim + 2 * hidden * kvHeads * headDim };
+  }
+  const p = params(c, hidden, layers, kv.attnParams);
+  return {
+    id,
+    totalParamsB: p.total,
+    activeParamsB: p.active,
+    bytesPerParam: checkpointBytes(c),
+    layers,
+    hidden,
+    kvBytesPerToken: kv.bytes,
+    kvSplit: kv.split,
+    attnLayers: layers,
+    attnWidth: kv.width,
+    contextLength: n(c, 'max_position_embeddings', 'max_seq_len', 'seq_length') ?? 131072,
+    source: 'config',
+  };
+}
+
+/** A ModelOpt checkpoint's hf_quant_config.json (what TensorRT-LLM reads its quantization from): bytes per parameter. */
+function modelOptBytes(model: string): number | undefined {
+  const file = join(model, 'hf_quant_config.json');
+  if (!existsSync(file)) return undefined;
+  const doc: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const q = isObj(doc) && isObj(doc.quantization) ? doc.quantization : undefined;
+  const algo = typeof q?.quant_algo === 'string' ? q.quant_algo.toLowerCase() : '';
+  return /fp4|int4|w4a/.test(algo) ? 0.55 : /fp8|int8|w8a/.test(algo) ? 1 : undefined;
+}
+
+/** The profile from `<model>/config.json` when the model names a local folder that holds one. */
+export function localConfigProfile(model: string): ModelProfile | undefined {
+  const file = join(model, 'config.json');
+  try {
+    if (!existsSync(file) || !statSync(file).isFile()) return undefined;
+    const p = profileFromConfig(model, JSON.parse(readFileSync(file, 'utf8')));
+    const bytes = p ? modelOptBytes(model) : undefined;
+    return p && bytes !== undefined ? { ...p, bytesPerParam: bytes } : p;
+  } catch {
+    return undefined;
+  }
+}

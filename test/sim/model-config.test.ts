@@ -1,0 +1,91 @@
+// Model shapes as the simulator resolves a name: the table, a quantized checkpoint of a table model, a local folder's
+// config.json (GQA dense, MoE, MLA), or a guess from the name that every prediction says out loud.
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { modelProfile, profileSourceText } from '../../src/sim/profiles';
+import { profileFromConfig } from '../../src/sim/model-config';
+
+const near = (a: number, b: number, tol: number, what: string): void => assert.ok(Math.abs(a / b - 1) <= tol, `${what}: ${a} vs ${b}`);
+
+// The published config.json values (Hugging Face model repositories) of three layouts.
+const LLAMA_31_8B = { architectures: ['LlamaForCausalLM'], hidden_size: 4096, intermediate_size: 14336, num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8, head_dim: 128, vocab_size: 128256, max_position_embeddings: 131072, tie_word_embeddings: false, torch_dtype: 'bfloat16' };
+const QWEN3_30B_A3B = { hidden_size: 2048, intermediate_size: 6144, moe_intermediate_size: 768, num_hidden_layers: 48, num_attention_heads: 32, num_key_value_heads: 4, head_dim: 128, num_experts: 128, num_experts_per_tok: 8, vocab_size: 151936, max_position_embeddings: 40960, tie_word_embeddings: false, torch_dtype: 'bfloat16' };
+const DEEPSEEK_V3 = { hidden_size: 7168, intermediate_size: 18432, moe_intermediate_size: 2048, num_hidden_layers: 61, num_attention_heads: 128, num_key_value_heads: 128, kv_lora_rank: 512, q_lora_rank: 1536, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128, n_routed_experts: 256, n_shared_experts: 1, num_experts_per_tok: 8, first_k_dense_replace: 3, vocab_size: 129280, max_position_embeddings: 163840, tie_word_embeddings: false, torch_dtype: 'bfloat16', quantization_config: { quant_method: 'fp8', fmt: 'e4m3' } };
+
+describe('model shapes from a name', () => {
+  test('a quantized checkpoint of a table model gets its base shapes at the suffix size, and says so', () => {
+    const fp8 = modelProfile('nvidia/Llama-3.3-70B-Instruct-FP8');
+    const bf16 = modelProfile('meta-llama/Llama-3.3-70B-Instruct');
+    assert.equal(fp8.estimated, undefined);
+    assert.equal(fp8.derivedFrom, bf16.id);
+    assert.equal(fp8.bytesPerParam, 1);
+    assert.equal(fp8.kvBytesPerToken, bf16.kvBytesPerToken, 'KV bytes per token of the 70B, not a guess (a guess was 40% off)');
+    assert.equal(modelProfile('RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic').bytesPerParam, 1);
+    assert.equal(modelProfile('nvidia/Llama-3.1-8B-Instruct-NVFP4').bytesPerParam, 0.55);
+    const q = modelProfile('Qwen/Qwen3-235B-A22B-FP8');
+    assert.equal(q.kvBytesPerToken, modelProfile('Qwen/Qwen3-235B-A22B').kvBytesPerToken, 'a 2.6x KV miss before');
+    assert.match(profileSourceText(fp8), /^of meta-llama\/Llama-3\.1-70B-Instruct, 1 bytes per parameter/);
+  });
+
+  test('Llama 3.0 names are known, with their 8K context; an unknown name is ESTIMATED, in words', () => {
+    assert.equal(modelProfile('meta-llama/Meta-Llama-3-70B-Instruct').contextLength, 8192);
+    assert.equal(modelProfile('meta-llama/Meta-Llama-3-8B').layers, 32);
+    const guess = modelProfile('some-org/Thing-70B-FP8');
+    assert.equal(guess.estimated, true);
+    assert.equal(guess.source, 'name');
+    assert.match(profileSourceText(guess), /^ESTIMATED from the name/);
+  });
+});
+
+describe('model shapes from config.json', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  test('dense GQA: parameters, KV bytes per token and context as published (Llama 3.1 8B)', () => {
+    const m = profileFromConfig('x', LLAMA_31_8B);
+    assert.ok(m);
+    near(m.totalParamsB, 8.03, 0.01, 'total');
+    assert.equal(m.kvBytesPerToken, 2 * 32 * 8 * 128 * 2);
+    assert.equal(m.kvSplit, 8);
+    assert.equal(m.contextLength, 131072);
+    assert.equal(m.bytesPerParam, 2);
+  });
+
+  test('MoE: total and active parameters (Qwen3-30B-A3B: 30.5B / 3.3B)', () => {
+    const m = profileFromConfig('x', QWEN3_30B_A3B);
+    assert.ok(m);
+    near(m.totalParamsB, 30.5, 0.02, 'total');
+    near(m.activeParamsB, 3.3, 0.05, 'active');
+    assert.equal(m.kvBytesPerToken, 2 * 48 * 4 * 128 * 2);
+  });
+
+  test('MLA with shared experts and dense first layers, FP8 weights (DeepSeek-V3: 671B / 37B, one 576-wide latent)', () => {
+    const m = profileFromConfig('x', DEEPSEEK_V3);
+    assert.ok(m);
+    near(m.totalParamsB, 671, 0.02, 'total');
+    near(m.activeParamsB, 37, 0.05, 'active');
+    assert.equal(m.kvBytesPerToken, 61 * (512 + 64) * 2);
+    assert.equal(m.kvSplit, 1);
+    assert.equal(m.bytesPerParam, 1);
+  });
+
+  test('a local folder with a config.json is read when the table does not know its name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'autobench-model-'));
+    dirs.push(dir);
+    const model = join(dir, 'my-finetune');
+    mkdirSync(model);
+    writeFileSync(join(model, 'config.json'), JSON.stringify(QWEN3_30B_A3B));
+    const m = modelProfile(model);
+    assert.equal(m.source, 'config');
+    assert.equal(m.estimated, undefined);
+    assert.equal(profileSourceText(m), `from ${model}/config.json`);
+    // A ModelOpt checkpoint (TensorRT-LLM reads its quantization from hf_quant_config.json).
+    writeFileSync(join(model, 'hf_quant_config.json'), JSON.stringify({ quantization: { quant_algo: 'FP8', kv_cache_quant_algo: 'FP8' } }));
+    assert.equal(modelProfile(model).bytesPerParam, 1);
+    writeFileSync(join(model, 'config.json'), '{ not json');
+    assert.equal(modelProfile(model).estimated, true, 'an unreadable config.json: estimated, and said');
+  });
+});
