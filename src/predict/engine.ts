@@ -18,8 +18,13 @@ export function predictOptions(gpu: string | undefined, extra: Partial<SimOption
 
 /** The engine the candidate's command would start, or why it would not start. */
 export function engineFor(fw: FrameworkKey, cand: Candidate, options: SimOptions, factors?: Factors): EngineFor {
-  const target = simTargetFor(cand.argv);
-  const args = target ? target.args : cand.argv.slice(1);
+  return engineForArgv(fw, cand.argv, options, factors);
+}
+
+/** The engine a command line (program first) would start, or why it would not start. */
+export function engineForArgv(fw: FrameworkKey, argv: readonly string[], options: SimOptions, factors?: Factors): EngineFor {
+  const target = simTargetFor(argv);
+  const args = target ? target.args : argv.slice(1);
   let values: Map<string, unknown>;
   try {
     values = parseFrameworkArgs(fw, args, target?.invocation);

@@ -1,0 +1,88 @@
+// How close the simulated engine model comes to published GPU measurements (test/fixtures/published/: each point with
+// its source and stated conditions): uncalibrated, then leave-one-source-out — per GPU × weight precision, prefill and
+// decode speed factors fitted to every other source's points and applied to this source's. Prints median |error|,
+// the median latency ratio (predicted / published), the share within 25% and the worst point, overall and per engine,
+// GPU, TP and metric. Run: npm run bench:predict-published [-- --dir FOLDER] [--verbose]
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, type ErrorSummary, type PublishedPoint, type PublishedSource } from '../src/predict/published';
+import type { Factors } from '../src/predict/types';
+
+const arg = (name: string, def: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? def) : def;
+};
+const verbose = process.argv.includes('--verbose');
+const scratch = mkdtempSync(join(tmpdir(), 'autobench-published-'));
+
+interface Row {
+  point: PublishedPoint;
+  source: string;
+  ratio: number;
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+function line(label: string, s: ErrorSummary): string {
+  if (s.n === 0) return `  ${label.padEnd(28)} no points`;
+  const lat = s.medianLatencyRatio === null ? '     -' : s.medianLatencyRatio.toFixed(3);
+  return `  ${label.padEnd(28)} n=${String(s.n).padStart(3)}  median |error| ${pct(s.medianAbsError).padStart(6)}  latency ratio ${lat}  within 25% ${pct(s.within25).padStart(6)}  worst ${s.worst ? `${s.worst.ratio.toFixed(2)}x (${s.worst.where})` : '-'}`;
+}
+
+function report(title: string, rows: Row[]): void {
+  console.log(`\n${title}`);
+  console.log(line('all', summarizeErrors(rows)));
+  const by = (key: (r: Row) => string, name: string): void => {
+    for (const k of [...new Set(rows.map(key))].sort()) console.log(line(`${name} ${k}`, summarizeErrors(rows.filter((r) => key(r) === k))));
+  };
+  by((r) => r.source, 'source');
+  by((r) => r.point.engine, 'engine');
+  by((r) => r.point.gpu, 'GPU');
+  by((r) => `TP${r.point.tp}`, '');
+  by((r) => r.point.metric, 'metric');
+}
+
+function predictAll(sources: PublishedSource[], factorsFor: (s: PublishedSource, p: PublishedPoint) => Factors | undefined): { rows: Row[]; failed: string[] } {
+  const rows: Row[] = [];
+  const failed: string[] = [];
+  for (const s of sources) {
+    for (const p of s.points) {
+      const r = predictPublished(p, scratch, factorsFor(s, p));
+      if (r.ok) rows.push({ point: p, source: s.id, ratio: r.ratio });
+      else failed.push(`${s.id}: ${p.model} ${p.gpu} TP${p.tp} ${p.metric}: ${r.reason}`);
+      if (verbose && r.ok) console.log(`    ${s.id} ${p.engine} ${p.model} ${p.gpu} TP${p.tp} ${p.isl}/${p.osl} ${p.load.kind} ${p.metric}: published ${p.value}, predicted ${r.predicted.toFixed(1)} (${r.ratio.toFixed(2)}x)`);
+    }
+  }
+  return { rows, failed };
+}
+
+function main(): void {
+  const dir = arg('dir', join(__dirname, '..', 'test', 'fixtures', 'published'));
+  const { sources, problems } = readCorpus(dir);
+  const n = sources.reduce((a, s) => a + s.points.length, 0);
+  console.log(`bench:predict-published — ${n} published points from ${sources.length} sources in ${dir}; predictions of the SIMULATED engine model on the virtual clock`);
+  for (const p of problems) console.log(`  left out: ${p}`);
+  if (n === 0) process.exit(1);
+  const t0 = performance.now();
+  const plain = predictAll(sources, () => undefined);
+  report('uncalibrated model', plain.rows);
+  for (const f of plain.failed) console.log(`  not predicted: ${f}`);
+  // Leave one source out: each source predicted with factors fitted, per GPU × precision, to the other sources.
+  const folds = new Map<string, Map<string, Factors>>();
+  for (const s of sources) {
+    const fits = new Map<string, Factors>();
+    const train = sources.filter((o) => o !== s).flatMap((o) => o.points);
+    for (const g of new Set(s.points.map(groupOf))) {
+      const pts = train.filter((p) => groupOf(p) === g);
+      if (pts.length) fits.set(g, fitFactors(pts, scratch));
+    }
+    folds.set(s.id, fits);
+    if (verbose) console.log(`  fold ${s.id}: ${[...fits].map(([g, f]) => `${g} prefill x${f.prefill.toFixed(2)} decode x${f.decode.toFixed(2)}`).join('; ') || 'no group with training points'}`);
+  }
+  const loso = predictAll(sources, (s, p) => folds.get(s.id)?.get(groupOf(p)));
+  report('leave one source out (per GPU x precision, prefill and decode factors fitted to the other sources; a group no other source has stays uncalibrated)', loso.rows);
+  console.log(`\n${((performance.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+main();

@@ -1,0 +1,280 @@
+// Published GPU measurements (test/fixtures/published/*.json: each point with its source and stated conditions) and
+// the simulated engine model's prediction of each: the command the point's deployment runs, the load it ran at on
+// the virtual clock, the figure it reports, and how far the model is from it.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FrameworkKey } from '../core/frameworks/types';
+import { gpuProfile } from '../sim/profiles';
+import { simulateLoad, type VirtualResult } from '../sim/virtual';
+import { engineForArgv, predictOptions } from './engine';
+import type { Factors } from './types';
+
+export type PublishedMetric =
+  | 'output_throughput'
+  | 'output_throughput_per_gpu'
+  | 'total_throughput'
+  | 'request_throughput'
+  | 'mean_ttft_ms'
+  | 'p50_ttft_ms'
+  | 'mean_tpot_ms'
+  | 'p50_tpot_ms'
+  | 'mean_itl_ms'
+  | 'p50_itl_ms'
+  | 'mean_e2e_ms'
+  | 'p50_e2e_ms';
+
+const METRICS: readonly PublishedMetric[] = ['output_throughput', 'output_throughput_per_gpu', 'total_throughput', 'request_throughput', 'mean_ttft_ms', 'p50_ttft_ms', 'mean_tpot_ms', 'p50_tpot_ms', 'mean_itl_ms', 'p50_itl_ms', 'mean_e2e_ms', 'p50_e2e_ms'];
+
+export type PublishedLoad = { kind: 'offline'; requests: number | null } | { kind: 'concurrency'; concurrency: number; requests: number | null } | { kind: 'rate'; rate: number; requests: number | null };
+
+export interface PublishedPoint {
+  engine: FrameworkKey;
+  engine_version: string | null;
+  model: string;
+  gpu: string;
+  gpu_count: number;
+  tp: number;
+  pp: number;
+  ep: number | null;
+  weights_dtype: string | null;
+  kv_dtype: string | null;
+  isl: number;
+  osl: number;
+  load: PublishedLoad;
+  metric: PublishedMetric;
+  value: number;
+  unit: string;
+  where: string;
+}
+
+export interface PublishedSource {
+  /** The file it was read from, and a short id (the file name without .json). */
+  file: string;
+  id: string;
+  source: { kind: 'repo' | 'page'; repo?: string; path?: string; commit?: string; url?: string; title?: string; retrieved?: string; conditions?: string };
+  points: PublishedPoint[];
+}
+
+/** Whether a metric is a latency (lower is faster) rather than a throughput. */
+export const isLatency = (m: PublishedMetric): boolean => m.endsWith('_ms');
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+const posInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 1;
+
+/** Why a point cannot be used, or undefined when it can. */
+function pointProblem(p: Obj): string | undefined {
+  if (p.engine !== 'tensorrt_llm' && p.engine !== 'vllm' && p.engine !== 'sglang') return `engine '${String(p.engine)}' is not tensorrt_llm, vllm or sglang`;
+  if (typeof p.model !== 'string' || !p.model) return 'no model';
+  if (typeof p.gpu !== 'string' || !gpuProfile(p.gpu)) return `GPU '${String(p.gpu)}' has no simulator profile`;
+  if (!posInt(p.gpu_count) || !posInt(p.tp) || !posInt(p.pp)) return 'gpu_count, tp and pp must be whole numbers ≥ 1';
+  if (!posInt(p.isl) || !posInt(p.osl)) return 'isl and osl must be whole numbers ≥ 1';
+  if (typeof p.metric !== 'string' || !METRICS.includes(p.metric as PublishedMetric)) return `metric '${String(p.metric)}' is not one of ${METRICS.join(', ')}`;
+  if (typeof p.value !== 'number' || !(p.value > 0)) return 'value must be a number above 0';
+  const l = p.load;
+  if (!isObj(l)) return 'no load';
+  if (l.kind === 'concurrency' && !posInt(l.concurrency)) return 'a concurrency load needs a whole concurrency';
+  if (l.kind === 'rate' && !(typeof l.rate === 'number' && l.rate > 0)) return 'a rate load needs a rate above 0';
+  if (l.kind !== 'offline' && l.kind !== 'concurrency' && l.kind !== 'rate') return `load kind '${String(l.kind)}' is not offline, concurrency or rate`;
+  return undefined;
+}
+
+/** Every source file of a corpus folder; points that cannot be used are left out with a problem naming file and index. */
+export function readCorpus(dir: string): { sources: PublishedSource[]; problems: string[] } {
+  const sources: PublishedSource[] = [];
+  const problems: string[] = [];
+  if (!existsSync(dir)) return { sources, problems: [`${dir}: no such folder`] };
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+    const file = join(dir, name);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      problems.push(`${file}: not JSON (${(e as Error).message})`);
+      continue;
+    }
+    if (!isObj(doc) || !isObj(doc.source) || !Array.isArray(doc.points)) {
+      problems.push(`${file}: needs { "source": {...}, "points": [...] }`);
+      continue;
+    }
+    const points: PublishedPoint[] = [];
+    doc.points.forEach((p: unknown, i) => {
+      const why = isObj(p) ? pointProblem(p) : 'not an object';
+      if (why) problems.push(`${file}: points[${i}]: ${why}`);
+      else points.push(p as PublishedPoint);
+    });
+    sources.push({ file, id: name.replace(/\.json$/, ''), source: doc.source as PublishedSource['source'], points });
+  }
+  return { sources, problems };
+}
+
+const fp8 = (d: string | null): boolean => d !== null && /fp8|e4m3/i.test(d);
+const fp4 = (d: string | null): boolean => d !== null && /fp4|int4|awq|gptq/i.test(d);
+/** The checkpoint name already says its quantization (the simulator reads it from the name). */
+const namedQuant = (model: string): boolean => /[-_.](fp8|nvfp4|fp4|mxfp4|int4|awq|gptq|w8a8|int8)([-_.]|$)/i.test(model);
+
+/** A YAML file of LLM API options for trtllm-serve (the KV cache dtype lives there), written once per content. */
+function trtllmOptions(scratch: string, kvDtype: string): string {
+  mkdirSync(scratch, { recursive: true });
+  const file = join(scratch, `kv-${kvDtype}.yaml`);
+  if (!existsSync(file)) writeFileSync(file, `kv_cache_config:\n  dtype: ${kvDtype}\n`);
+  return file;
+}
+
+/** The command line the point's deployment corresponds to (program first), on the engine's own flags. */
+export function commandFor(p: PublishedPoint, scratch: string): string[] {
+  const context = String(p.isl + p.osl + 16);
+  const quant = !namedQuant(p.model) && (fp8(p.weights_dtype) || fp4(p.weights_dtype));
+  if (p.engine === 'vllm') {
+    const argv = ['vllm', 'serve', p.model, '--tensor-parallel-size', String(p.tp), '--pipeline-parallel-size', String(p.pp), '--max-model-len', context];
+    if (quant) argv.push('--quantization', fp8(p.weights_dtype) ? 'fp8' : 'awq');
+    if (fp8(p.kv_dtype)) argv.push('--kv-cache-dtype', 'fp8');
+    if ((p.ep ?? 1) > 1) argv.push('--enable-expert-parallel');
+    return argv;
+  }
+  if (p.engine === 'sglang') {
+    const argv = ['python', '-m', 'sglang.launch_server', '--model-path', p.model, '--tp-size', String(p.tp), '--pp-size', String(p.pp), '--context-length', context];
+    if (quant) argv.push('--quantization', fp8(p.weights_dtype) ? 'fp8' : 'awq');
+    if (fp8(p.kv_dtype)) argv.push('--kv-cache-dtype', 'fp8_e4m3');
+    if ((p.ep ?? 1) > 1) argv.push('--ep-size', String(p.ep));
+    return argv;
+  }
+  const argv = ['trtllm-serve', 'serve', p.model, '--backend', 'pytorch', '--tp_size', String(p.tp), '--pp_size', String(p.pp), '--max_seq_len', context];
+  if ((p.ep ?? 1) > 1) argv.push('--ep_size', String(p.ep));
+  if (fp8(p.kv_dtype)) argv.push('--extra_llm_api_options', trtllmOptions(scratch, 'fp8'));
+  return argv;
+}
+
+/** Requests an offline point is simulated with: the published count, at most this many (the steady state is reached well before). */
+const OFFLINE_MAX = 2000;
+
+function loadOf(l: PublishedLoad): { rate: number; concurrency: number | null; requests: number } {
+  if (l.kind === 'offline') return { rate: Infinity, concurrency: null, requests: Math.min(OFFLINE_MAX, l.requests ?? OFFLINE_MAX) };
+  if (l.kind === 'concurrency') return { rate: Infinity, concurrency: l.concurrency, requests: Math.min(OFFLINE_MAX, l.requests ?? Math.max(200, 10 * l.concurrency)) };
+  return { rate: l.rate, concurrency: null, requests: Math.min(OFFLINE_MAX, l.requests ?? Math.max(200, Math.ceil(60 * l.rate))) };
+}
+
+function figureOf(p: PublishedPoint, v: VirtualResult): number {
+  switch (p.metric) {
+    case 'output_throughput':
+      return v.outputThroughput;
+    case 'output_throughput_per_gpu':
+      return v.outputThroughput / p.gpu_count;
+    case 'total_throughput':
+      return v.requestThroughput * (p.isl + p.osl);
+    case 'request_throughput':
+      return v.requestThroughput;
+    case 'mean_ttft_ms':
+      return v.ttftMs.mean;
+    case 'p50_ttft_ms':
+      return v.ttftMs.p50;
+    case 'mean_tpot_ms':
+      return v.tpotMs.mean;
+    case 'p50_tpot_ms':
+      return v.tpotMs.p50;
+    case 'mean_itl_ms':
+      return v.itlMs.mean;
+    case 'p50_itl_ms':
+      return v.itlMs.p50;
+    case 'mean_e2e_ms':
+      return v.e2eMs.mean;
+    case 'p50_e2e_ms':
+      return v.e2eMs.p50;
+  }
+}
+
+export type PointPrediction = { ok: true; predicted: number; ratio: number } | { ok: false; reason: string };
+
+/** The model's figure for one published point (speed factors optional: a fit's), and predicted / published. */
+export function predictPublished(p: PublishedPoint, scratch: string, factors?: Factors): PointPrediction {
+  const e = engineForArgv(p.engine, commandFor(p, scratch), predictOptions(gpuProfile(p.gpu)?.name), factors);
+  if (!e.ok) return { ok: false, reason: `${e.oom ? 'out of memory' : 'would not start'}: ${e.reason}` };
+  const v = simulateLoad(e.config, { inputLen: p.isl, outputLen: p.osl, ...loadOf(p.load), warmup: 0, seed: 1 });
+  const predicted = figureOf(p, v);
+  if (!Number.isFinite(predicted) || predicted <= 0) return { ok: false, reason: 'the simulated load completed nothing' };
+  return { ok: true, predicted, ratio: predicted / p.value };
+}
+
+/** How far a set of predictions is from what was published: error = predicted / published - 1. */
+export interface ErrorSummary {
+  n: number;
+  medianAbsError: number;
+  /** The median predicted / published over latency points (null without any): above 1, predicted too slow. */
+  medianLatencyRatio: number | null;
+  /** Share of points within 25% (|error| ≤ 0.25). */
+  within25: number;
+  worst: { ratio: number; where: string } | null;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+export function summarizeErrors(rows: ReadonlyArray<{ point: PublishedPoint; ratio: number; source?: string }>): ErrorSummary {
+  if (rows.length === 0) return { n: 0, medianAbsError: NaN, medianLatencyRatio: null, within25: NaN, worst: null };
+  const lat = rows.filter((r) => isLatency(r.point.metric)).map((r) => r.ratio);
+  let worst = rows[0] as (typeof rows)[number];
+  for (const r of rows) if (Math.abs(Math.log(r.ratio)) > Math.abs(Math.log(worst.ratio))) worst = r;
+  return {
+    n: rows.length,
+    medianAbsError: median(rows.map((r) => Math.abs(r.ratio - 1))),
+    medianLatencyRatio: lat.length ? median(lat) : null,
+    within25: rows.filter((r) => Math.abs(r.ratio - 1) <= 0.25).length / rows.length,
+    worst: { ratio: worst.ratio, where: `${worst.source ? `${worst.source}: ` : ''}${worst.point.engine} ${worst.point.model} ${worst.point.gpu} TP${worst.point.tp} ${worst.point.isl}/${worst.point.osl} ${worst.point.metric}` },
+  };
+}
+
+/** The calibration group a point's efficiency is fitted in: its GPU and weight precision. */
+export function groupOf(p: PublishedPoint): string {
+  const d = fp4(p.weights_dtype) || /nvfp4|fp4|int4|awq|gptq/i.test(p.model) ? 'fp4' : fp8(p.weights_dtype) || /fp8/i.test(p.model) ? 'fp8' : 'bf16';
+  return `${gpuProfile(p.gpu)?.name ?? p.gpu} ${d}`;
+}
+
+/**
+ * Prefill and decode speed factors that bring the model closest to these points (least squares on log ratios;
+ * Gauss-Newton with finite differences, each factor kept within e^±1.5). Points that do not predict are left out.
+ */
+export function fitFactors(points: readonly PublishedPoint[], scratch: string): Factors {
+  let x = [0, 0];
+  const residuals = (v: number[]): number[] => {
+    const f = { prefill: Math.exp(v[0] as number), decode: Math.exp(v[1] as number) };
+    return points.map((p) => {
+      const r = predictPublished(p, scratch, f);
+      return r.ok ? Math.log(r.ratio) : 0;
+    });
+  };
+  const sq = (r: number[]): number => r.reduce((a, b) => a + b * b, 0);
+  let r0 = residuals(x);
+  const h = 0.05;
+  for (let it = 0; it < 8; it++) {
+    const cols = [0, 1].map((k) => {
+      const y = [...x];
+      y[k] = (y[k] as number) + h;
+      return residuals(y).map((ri, i) => (ri - (r0[i] as number)) / h);
+    });
+    const [a, b] = cols as [number[], number[]];
+    const aa = a.reduce((s, v) => s + v * v, 0) + 1e-6;
+    const bb = b.reduce((s, v) => s + v * v, 0) + 1e-6;
+    const ab = a.reduce((s, v, i) => s + v * (b[i] as number), 0);
+    const ar = a.reduce((s, v, i) => s + v * (r0[i] as number), 0);
+    const br = b.reduce((s, v, i) => s + v * (r0[i] as number), 0);
+    const det = aa * bb - ab * ab;
+    const step = det > 1e-9 ? [-(bb * ar - ab * br) / det, -(aa * br - ab * ar) / det] : [-ar / aa, -br / bb];
+    let scale = 1;
+    let next = x;
+    let rn = r0;
+    for (; scale > 1 / 16; scale /= 2) {
+      next = x.map((v, k) => Math.max(-1.5, Math.min(1.5, v + scale * (step[k] as number))));
+      rn = residuals(next);
+      if (sq(rn) < sq(r0)) break;
+    }
+    if (sq(rn) >= sq(r0)) break;
+    const moved = Math.hypot((next[0] as number) - (x[0] as number), (next[1] as number) - (x[1] as number));
+    x = next;
+    r0 = rn;
+    if (moved < 0.005) break;
+  }
+  return { prefill: Math.exp(x[0] as number), decode: Math.exp(x[1] as number) };
+}

@@ -1,0 +1,73 @@
+// The published-measurements corpus and the model's predictions of it: reading (bad points named by file and index),
+// the command a point's deployment runs, the summary of errors, and a fit that recovers known speed factors.
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commandFor, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, type PublishedPoint } from '../../src/predict/published';
+
+const base: PublishedPoint = { engine: 'vllm', engine_version: null, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'H100', gpu_count: 1, tp: 1, pp: 1, ep: null, weights_dtype: 'bf16', kv_dtype: null, isl: 1000, osl: 200, load: { kind: 'concurrency', concurrency: 16, requests: 160 }, metric: 'mean_tpot_ms', value: 10, unit: 'ms', where: 'test' };
+
+describe('the published corpus', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const temp = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'autobench-published-'));
+    dirs.push(d);
+    return d;
+  };
+
+  test('reads every source; a point it cannot use is named by file and index with the reason', () => {
+    const d = temp();
+    writeFileSync(join(d, 'a.json'), JSON.stringify({ source: { kind: 'page', url: 'https://example.org' }, points: [base, { ...base, gpu: 'Z9000' }, { ...base, metric: 'goodput' }] }));
+    writeFileSync(join(d, 'b.json'), '{ broken');
+    const { sources, problems } = readCorpus(d);
+    assert.equal(sources.length, 1);
+    assert.equal(sources[0]?.points.length, 1);
+    assert.equal(problems.length, 3);
+    assert.match(problems[0] ?? '', /a\.json: points\[1\]: GPU 'Z9000' has no simulator profile/);
+    assert.match(problems[1] ?? '', /a\.json: points\[2\]: metric 'goodput' is not one of/);
+    assert.match(problems[2] ?? '', /b\.json: not JSON/);
+  });
+
+  test("a point's command states its parallelism and precisions on the engine's own flags", () => {
+    const d = temp();
+    assert.deepEqual(commandFor({ ...base, tp: 4, gpu_count: 4, weights_dtype: 'fp8', kv_dtype: 'fp8' }, d), ['vllm', 'serve', base.model, '--tensor-parallel-size', '4', '--pipeline-parallel-size', '1', '--max-model-len', '1216', '--quantization', 'fp8', '--kv-cache-dtype', 'fp8']);
+    // A checkpoint whose name says FP8 is read as such by the simulator: no --quantization on top.
+    assert.ok(!commandFor({ ...base, engine: 'sglang', model: 'nvidia/Llama-3.1-8B-Instruct-FP8', weights_dtype: 'fp8' }, d).includes('--quantization'));
+    const trt = commandFor({ ...base, engine: 'tensorrt_llm', kv_dtype: 'fp8', tp: 2, gpu_count: 2 }, d);
+    assert.deepEqual(trt.slice(0, 9), ['trtllm-serve', 'serve', base.model, '--backend', 'pytorch', '--tp_size', '2', '--pp_size', '1']);
+    assert.equal(trt[trt.indexOf('--extra_llm_api_options') + 1], join(d, 'kv-fp8.yaml'));
+    assert.equal(groupOf({ ...base, model: 'nvidia/Llama-3.1-8B-Instruct-FP8', weights_dtype: null }), 'H100 fp8');
+  });
+
+  test('errors: median |error|, the latency ratio, the share within 25% and the worst point', () => {
+    const rows = [0.9, 1.0, 1.1, 1.5].map((ratio, i) => ({ point: { ...base, metric: i < 2 ? ('mean_tpot_ms' as const) : ('output_throughput' as const) }, ratio }));
+    const s = summarizeErrors(rows);
+    assert.equal(s.n, 4);
+    assert.ok(Math.abs(s.medianAbsError - 0.1) < 1e-9);
+    assert.ok(Math.abs((s.medianLatencyRatio as number) - 0.95) < 1e-9);
+    assert.equal(s.within25, 0.75);
+    assert.ok(Math.abs((s.worst?.ratio as number) - 1.5) < 1e-9);
+  });
+
+  test('a fit recovers the speed factors that produced the published figures', () => {
+    const d = temp();
+    const truth = { prefill: 0.8, decode: 0.7 };
+    const shapes: Array<Partial<PublishedPoint>> = [
+      { metric: 'mean_tpot_ms', load: { kind: 'concurrency', concurrency: 8, requests: 80 } },
+      { metric: 'mean_ttft_ms', isl: 4000, osl: 50, load: { kind: 'rate', rate: 1, requests: 60 } },
+      { metric: 'output_throughput', load: { kind: 'concurrency', concurrency: 64, requests: 256 } },
+    ];
+    const pts = shapes.map((s) => {
+      const p = { ...base, ...s };
+      const r = predictPublished(p, d, truth);
+      assert.ok(r.ok);
+      return { ...p, value: r.predicted };
+    });
+    const fit = fitFactors(pts, d);
+    assert.ok(Math.abs(fit.prefill / truth.prefill - 1) < 0.05, `prefill ${fit.prefill}`);
+    assert.ok(Math.abs(fit.decode / truth.decode - 1) < 0.05, `decode ${fit.decode}`);
+  });
+});
