@@ -22,7 +22,7 @@ export {
 } from './trust';
 export { CONFIDENCE, RESAMPLES, type Interval } from './bootstrap';
 export type { ErrorKind, OutputTokensSource, RequestRecord } from './record';
-export { arrivalSchedule, type ArrivalOptions } from './arrivals';
+export { arrivalSchedule, type ArrivalOptions } from '../core/workload/arrivals';
 export { formatSummary } from './result-table';
 export { appendResult, resultJson, retokenized, toRowMetrics, toRowWorkload, type RunDescription } from './output';
 export { ProgressBar } from './progress-bar';

@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import { lengthsByScenario, subSeed } from '../core/workload/build';
 import type { TokenizerLike } from '../core/workload/tokenizer';
 import type { Workload, WorkloadRow } from '../core/workload/types';
-import { arrivalSchedule } from './arrivals';
+import { arrivalSchedule } from '../core/workload/arrivals';
 import { apiFor, type BodyOptions } from './backends';
 import { flushCache, preconnect, serverInfo, waitReady } from './control';
 import { BenchSetupError, parseBaseUrl } from './setup';

@@ -4,7 +4,8 @@
 import type { Candidate } from '../core/candidates/candidate';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { RunPlan } from '../core/plan/types';
-import { arrivalSchedule } from '../client/arrivals';
+import { arrivalSchedule } from '../core/workload/arrivals';
+import { subSeed } from '../core/workload/build';
 import { simulateLoad, type VirtualResult } from '../sim/virtual';
 import { engineFor, predictOptions } from './engine';
 import { modelShapes, planGpu, type PredictPlanOptions } from './plan';
@@ -105,7 +106,7 @@ function candidateAt(plan: RunPlan, fw: FrameworkKey, cand: Candidate, at: Requi
     // The load client's warm-up requests finish before the measured ones are sent and the cache is flushed after them:
     // on a fresh engine they leave nothing behind, so none is simulated. The arrivals are the client's own schedule.
     const load = loadOf(at.point);
-    const due = arrivalSchedule(at.requests, { requestRate: load.rate, burstiness: 1, seed: plan.bench.seed });
+    const due = arrivalSchedule(at.requests, { requestRate: load.rate, burstiness: 1, seed: subSeed(plan.bench.seed, 'arrivals') });
     const v = simulateLoad(engine.config, { inputLen: sc.inputLen, outputLen: sc.outputLen, ...load, requests: at.requests, warmup: 0, seed: plan.bench.seed, arrivals: Array.from(due, (ms) => ms / 1000) });
     return { ...id, status: 'ok' as const, gpus: engine.config.gpus, ...figures(v), kv_capacity_tokens: engine.config.kvTokens };
   });

@@ -2,7 +2,40 @@
 // attention and KV layout (GQA or MLA), dense or MoE parameter counts, context length and the shipped dtype.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ModelProfile } from './profiles';
+
+/** A model's shapes as the cost model prices them (profiles.ts holds the table of known ones). */
+export interface ModelProfile {
+  id: string;
+  aliases?: string[];
+  /** Total and per-token active parameters, in billions. */
+  totalParamsB: number;
+  activeParamsB: number;
+  /** Bytes per parameter of the checkpoint as shipped (2 BF16, 1 FP8, ~0.55 MXFP4/INT4 with scales). */
+  bytesPerParam: number;
+  layers: number;
+  hidden: number;
+  /** KV-cache bytes per token for the whole model at BF16 (full-attention layers only; MLA latent counted once). */
+  kvBytesPerToken: number;
+  /** How many ways tensor parallelism can split the KV cache (KV heads; 1 for MLA, which every rank replicates). */
+  kvSplit: number;
+  /** Layers with full attention and their query width (heads x head dim): prices attention FLOPs. */
+  attnLayers: number;
+  attnWidth: number;
+  /** Sparse attention (DeepSeek DSA): decode reads at most this many tokens of KV per layer. */
+  sparseTopK?: number;
+  contextLength: number;
+  /** The GPU its reference deployment uses; `auto` starts there when the weights fit. */
+  refGpu?: string;
+  /** True when the numbers were guessed from the name rather than taken from a config. */
+  estimated?: boolean;
+  /**
+   * Where the shapes came from: the table below (a published config), the checkpoint's own config.json (a local
+   * folder), or a guess from sizes in the name (`estimated`). Absent: the table.
+   */
+  source?: 'table' | 'config' | 'name';
+  /** A quantized checkpoint's name resolved to the table entry of its base model (`nvidia/Llama-3.3-70B-Instruct-FP8`). */
+  derivedFrom?: string;
+}
 
 type Obj = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 // GPU and model profiles the simulated engine is priced with: public spec-sheet numbers, rounded.
-import { localConfigProfile } from './model-config';
+import { localConfigProfile, type ModelProfile } from './model-config';
 //
 // These are inputs to a rough roofline model, not measurements: bandwidth and FLOPs are the vendor's dense
 // figures, model shapes come from the published configs (layers, hidden size, attention heads, KV layout).
@@ -35,38 +35,7 @@ export const AUTO_GPU_ORDER = ['H100', 'H200', 'B200', 'B300'];
 /** Auto picks the first GPU where the weights take at most this share of memory, leaving room for KV. */
 export const AUTO_WEIGHT_SHARE = 0.75;
 
-export interface ModelProfile {
-  id: string;
-  aliases?: string[];
-  /** Total and per-token active parameters, in billions. */
-  totalParamsB: number;
-  activeParamsB: number;
-  /** Bytes per parameter of the checkpoint as shipped (2 BF16, 1 FP8, ~0.55 MXFP4/INT4 with scales). */
-  bytesPerParam: number;
-  layers: number;
-  hidden: number;
-  /** KV-cache bytes per token for the whole model at BF16 (full-attention layers only; MLA latent counted once). */
-  kvBytesPerToken: number;
-  /** How many ways tensor parallelism can split the KV cache (KV heads; 1 for MLA, which every rank replicates). */
-  kvSplit: number;
-  /** Layers with full attention and their query width (heads x head dim): prices attention FLOPs. */
-  attnLayers: number;
-  attnWidth: number;
-  /** Sparse attention (DeepSeek DSA): decode reads at most this many tokens of KV per layer. */
-  sparseTopK?: number;
-  contextLength: number;
-  /** The GPU its reference deployment uses; `auto` starts there when the weights fit. */
-  refGpu?: string;
-  /** True when the numbers were guessed from the name rather than taken from a config. */
-  estimated?: boolean;
-  /**
-   * Where the shapes came from: the table below (a published config), the checkpoint's own config.json (a local
-   * folder), or a guess from sizes in the name (`estimated`). Absent: the table.
-   */
-  source?: 'table' | 'config' | 'name';
-  /** A quantized checkpoint's name resolved to the table entry of its base model (`nvidia/Llama-3.3-70B-Instruct-FP8`). */
-  derivedFrom?: string;
-}
+export type { ModelProfile };
 
 // Shapes of the shipped cookbook models and a few small ones the tests and demos use.
 const DSV3 = { totalParamsB: 671, activeParamsB: 37, bytesPerParam: 1, layers: 61, hidden: 7168, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 128 * 192, contextLength: 163840 };

@@ -1,7 +1,7 @@
 // Arrivals (rate, burstiness, seed), the concurrency cap, warmup, cache flush, model lookup, cancellation and live events.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { arrivalSchedule } from '../../src/client/arrivals';
+import { arrivalSchedule } from '../../src/core/workload/arrivals';
 import { runBenchmark } from '../../src/client/run-benchmark';
 import type { BenchEvent } from '../../src/client/types';
 import { subSeed } from '../../src/core/workload/build';

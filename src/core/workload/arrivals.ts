@@ -1,5 +1,5 @@
 // Arrival schedule: absolute due times (ms from the start) for every request, computed before the run so lag cannot accumulate.
-import { Rng } from '../core/workload/rng';
+import { Rng } from './rng';
 
 export interface ArrivalOptions {
   /** Requests per second; Infinity sends everything at once (the concurrency cap then paces). */
