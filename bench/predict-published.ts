@@ -2,7 +2,7 @@
 // its source and stated conditions): uncalibrated, then leave-one-source-out — per GPU × weight precision, prefill and
 // decode speed factors fitted to every other source's points and applied to this source's. Prints median |error|,
 // the median latency ratio (predicted / published), the share within 25% and the worst point, overall and per engine,
-// GPU, TP and metric. Run: npm run bench:predict-published [-- --dir FOLDER] [--verbose]
+// GPU, TP and metric. Run: npm run bench:predict-published [-- --dir FOLDER] [--fit-points 24] [--no-loso] [--verbose]
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ const arg = (name: string, def: string): string => {
   return i >= 0 ? (process.argv[i + 1] ?? def) : def;
 };
 const verbose = process.argv.includes('--verbose');
+const FIT_POINTS = Number(arg('fit-points', '24'));
 const scratch = mkdtempSync(join(tmpdir(), 'autobench-published-'));
 
 interface Row {
@@ -62,11 +63,14 @@ function main(): void {
   const { sources, problems } = readCorpus(dir);
   const n = sources.reduce((a, s) => a + s.points.length, 0);
   console.log(`bench:predict-published — ${n} published points from ${sources.length} sources in ${dir}; predictions of the SIMULATED engine model on the virtual clock`);
-  for (const p of problems) console.log(`  left out: ${p}`);
+  const reasons = new Map<string, number>();
+  for (const p of problems) reasons.set(p.replace(/^.*points\[\d+\]: /, ''), (reasons.get(p.replace(/^.*points\[\d+\]: /, '')) ?? 0) + 1);
+  for (const [r, k] of [...reasons].sort((a, b) => b[1] - a[1])) console.log(`  left out: ${k} point(s): ${r}`);
   if (n === 0) process.exit(1);
   const t0 = performance.now();
   const plain = predictAll(sources, () => undefined);
   report('uncalibrated model', plain.rows);
+  if (process.argv.includes('--no-loso')) return;
   for (const f of plain.failed) console.log(`  not predicted: ${f}`);
   // Leave one source out: each source predicted with factors fitted, per GPU × precision, to the other sources.
   const folds = new Map<string, Map<string, Factors>>();
@@ -74,7 +78,9 @@ function main(): void {
     const fits = new Map<string, Factors>();
     const train = sources.filter((o) => o !== s).flatMap((o) => o.points);
     for (const g of new Set(s.points.map(groupOf))) {
-      const pts = train.filter((p) => groupOf(p) === g);
+      // At most FIT_POINTS of them, spread over the group (a fit re-predicts its points some 25 times).
+      const all = train.filter((p) => groupOf(p) === g);
+      const pts = all.filter((_, i) => i % Math.max(1, Math.ceil(all.length / FIT_POINTS)) === 0);
       if (pts.length) fits.set(g, fitFactors(pts, scratch));
     }
     folds.set(s.id, fits);

@@ -45,6 +45,12 @@ export interface PublishedPoint {
   value: number;
   unit: string;
   where: string;
+  /**
+   * Where the source drew lengths at random up to isl/osl: the mean it measured (from its printed totals). The model
+   * runs fixed lengths, at these means.
+   */
+  isl_mean_measured?: number;
+  osl_mean_measured?: number;
 }
 
 export interface PublishedSource {
@@ -113,6 +119,25 @@ const fp4 = (d: string | null): boolean => d !== null && /fp4|int4|awq|gptq/i.te
 /** The checkpoint name already says its quantization (the simulator reads it from the name). */
 const namedQuant = (model: string): boolean => /[-_.](fp8|nvfp4|fp4|mxfp4|int4|awq|gptq|w8a8|int8)([-_.]|$)/i.test(model);
 
+/** Table labels some sources name models by ('LLaMA v3.1 70B'), as the checkpoints they stand for. */
+const LABELS: Array<[RegExp, string]> = [
+  [/^llama\s*v?3\.1\s*(8|70|405)b$/i, 'meta-llama/Llama-3.1-$1B-Instruct'],
+  [/^llama\s*v?3\.3\s*70b$/i, 'meta-llama/Llama-3.3-70B-Instruct'],
+  [/^llama\s*4\s*maverick$/i, 'meta-llama/Llama-4-Maverick-17B-128E-Instruct'],
+  [/^llama\s*4\s*scout$/i, 'meta-llama/Llama-4-Scout-17B-16E-Instruct'],
+];
+
+/**
+ * The checkpoint a point ran: its model, a table label read as the checkpoint it names, and quantized weights the
+ * name does not say given the quantized checkpoint's suffix (`-FP8`, `-FP4`): the simulator reads precision from it.
+ */
+export function checkpointOf(p: PublishedPoint): string {
+  const label = LABELS.find(([re]) => re.test(p.model.trim()));
+  const model = label ? p.model.trim().replace(label[0], label[1]) : p.model;
+  if (namedQuant(model)) return model;
+  return fp8(p.weights_dtype) ? `${model}-FP8` : fp4(p.weights_dtype) ? `${model}-FP4` : model;
+}
+
 /** A YAML file of LLM API options for trtllm-serve (the KV cache dtype lives there), written once per content. */
 function trtllmOptions(scratch: string, kvDtype: string): string {
   mkdirSync(scratch, { recursive: true });
@@ -124,22 +149,20 @@ function trtllmOptions(scratch: string, kvDtype: string): string {
 /** The command line the point's deployment corresponds to (program first), on the engine's own flags. */
 export function commandFor(p: PublishedPoint, scratch: string): string[] {
   const context = String(p.isl + p.osl + 16);
-  const quant = !namedQuant(p.model) && (fp8(p.weights_dtype) || fp4(p.weights_dtype));
+  const model = checkpointOf(p);
   if (p.engine === 'vllm') {
-    const argv = ['vllm', 'serve', p.model, '--tensor-parallel-size', String(p.tp), '--pipeline-parallel-size', String(p.pp), '--max-model-len', context];
-    if (quant) argv.push('--quantization', fp8(p.weights_dtype) ? 'fp8' : 'awq');
+    const argv = ['vllm', 'serve', model, '--tensor-parallel-size', String(p.tp), '--pipeline-parallel-size', String(p.pp), '--max-model-len', context];
     if (fp8(p.kv_dtype)) argv.push('--kv-cache-dtype', 'fp8');
     if ((p.ep ?? 1) > 1) argv.push('--enable-expert-parallel');
     return argv;
   }
   if (p.engine === 'sglang') {
-    const argv = ['python', '-m', 'sglang.launch_server', '--model-path', p.model, '--tp-size', String(p.tp), '--pp-size', String(p.pp), '--context-length', context];
-    if (quant) argv.push('--quantization', fp8(p.weights_dtype) ? 'fp8' : 'awq');
+    const argv = ['python', '-m', 'sglang.launch_server', '--model-path', model, '--tp-size', String(p.tp), '--pp-size', String(p.pp), '--context-length', context];
     if (fp8(p.kv_dtype)) argv.push('--kv-cache-dtype', 'fp8_e4m3');
     if ((p.ep ?? 1) > 1) argv.push('--ep-size', String(p.ep));
     return argv;
   }
-  const argv = ['trtllm-serve', 'serve', p.model, '--backend', 'pytorch', '--tp_size', String(p.tp), '--pp_size', String(p.pp), '--max_seq_len', context];
+  const argv = ['trtllm-serve', 'serve', model, '--backend', 'pytorch', '--tp_size', String(p.tp), '--pp_size', String(p.pp), '--max_seq_len', context];
   if ((p.ep ?? 1) > 1) argv.push('--ep_size', String(p.ep));
   if (fp8(p.kv_dtype)) argv.push('--extra_llm_api_options', trtllmOptions(scratch, 'fp8'));
   return argv;
@@ -161,7 +184,7 @@ function figureOf(p: PublishedPoint, v: VirtualResult): number {
     case 'output_throughput_per_gpu':
       return v.outputThroughput / p.gpu_count;
     case 'total_throughput':
-      return v.requestThroughput * (p.isl + p.osl);
+      return v.requestThroughput * ((p.isl_mean_measured ?? p.isl) + (p.osl_mean_measured ?? p.osl));
     case 'request_throughput':
       return v.requestThroughput;
     case 'mean_ttft_ms':
@@ -189,7 +212,9 @@ export type PointPrediction = { ok: true; predicted: number; ratio: number } | {
 export function predictPublished(p: PublishedPoint, scratch: string, factors?: Factors): PointPrediction {
   const e = engineForArgv(p.engine, commandFor(p, scratch), predictOptions(gpuProfile(p.gpu)?.name), factors);
   if (!e.ok) return { ok: false, reason: `${e.oom ? 'out of memory' : 'would not start'}: ${e.reason}` };
-  const v = simulateLoad(e.config, { inputLen: p.isl, outputLen: p.osl, ...loadOf(p.load), warmup: 0, seed: 1 });
+  const isl = Math.max(1, Math.round(p.isl_mean_measured ?? p.isl));
+  const osl = Math.max(1, Math.round(p.osl_mean_measured ?? p.osl));
+  const v = simulateLoad(e.config, { inputLen: isl, outputLen: osl, ...loadOf(p.load), warmup: 0, seed: 1 });
   const predicted = figureOf(p, v);
   if (!Number.isFinite(predicted) || predicted <= 0) return { ok: false, reason: 'the simulated load completed nothing' };
   return { ok: true, predicted, ratio: predicted / p.value };

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commandFor, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, type PublishedPoint } from '../../src/predict/published';
+import { checkpointOf, commandFor, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, type PublishedPoint } from '../../src/predict/published';
 
 const base: PublishedPoint = { engine: 'vllm', engine_version: null, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'H100', gpu_count: 1, tp: 1, pp: 1, ep: null, weights_dtype: 'bf16', kv_dtype: null, isl: 1000, osl: 200, load: { kind: 'concurrency', concurrency: 16, requests: 160 }, metric: 'mean_tpot_ms', value: 10, unit: 'ms', where: 'test' };
 
@@ -33,9 +33,11 @@ describe('the published corpus', () => {
 
   test("a point's command states its parallelism and precisions on the engine's own flags", () => {
     const d = temp();
-    assert.deepEqual(commandFor({ ...base, tp: 4, gpu_count: 4, weights_dtype: 'fp8', kv_dtype: 'fp8' }, d), ['vllm', 'serve', base.model, '--tensor-parallel-size', '4', '--pipeline-parallel-size', '1', '--max-model-len', '1216', '--quantization', 'fp8', '--kv-cache-dtype', 'fp8']);
-    // A checkpoint whose name says FP8 is read as such by the simulator: no --quantization on top.
-    assert.ok(!commandFor({ ...base, engine: 'sglang', model: 'nvidia/Llama-3.1-8B-Instruct-FP8', weights_dtype: 'fp8' }, d).includes('--quantization'));
+    // Quantized weights run a quantized checkpoint, whose name the simulator reads the precision from.
+    assert.deepEqual(commandFor({ ...base, tp: 4, gpu_count: 4, weights_dtype: 'fp8', kv_dtype: 'fp8' }, d), ['vllm', 'serve', `${base.model}-FP8`, '--tensor-parallel-size', '4', '--pipeline-parallel-size', '1', '--max-model-len', '1216', '--kv-cache-dtype', 'fp8']);
+    assert.equal(commandFor({ ...base, engine: 'sglang', model: 'nvidia/Llama-3.1-8B-Instruct-FP8', weights_dtype: 'fp8' }, d)[4], 'nvidia/Llama-3.1-8B-Instruct-FP8');
+    // A table label, as the checkpoint it names.
+    assert.equal(checkpointOf({ ...base, model: 'LLaMA v3.1 70B', weights_dtype: 'fp4' }), 'meta-llama/Llama-3.1-70B-Instruct-FP4');
     const trt = commandFor({ ...base, engine: 'tensorrt_llm', kv_dtype: 'fp8', tp: 2, gpu_count: 2 }, d);
     assert.deepEqual(trt.slice(0, 9), ['trtllm-serve', 'serve', base.model, '--backend', 'pytorch', '--tp_size', '2', '--pp_size', '1']);
     assert.equal(trt[trt.indexOf('--extra_llm_api_options') + 1], join(d, 'kv-fp8.yaml'));
