@@ -2,11 +2,13 @@
 // its source and stated conditions): uncalibrated, then leave-one-source-out — per GPU × weight precision, prefill and
 // decode speed factors fitted to every other source's points and applied to this source's. Prints median |error|,
 // the median latency ratio (predicted / published), the share within 25% and the worst point, overall and per engine,
-// GPU, TP and metric. Run: npm run bench:predict-published [-- --dir FOLDER] [--fit-points 24] [--no-loso] [--verbose]
-import { mkdtempSync } from 'node:fs';
+// GPU, TP and metric; --write stores the uncalibrated figures in src/predict/model-error.json, which every prediction
+// states. Run: npm run bench:predict-published [-- --dir FOLDER] [--fit-points 24] [--no-loso] [--write] [--verbose]
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, type ErrorSummary, type PublishedPoint, type PublishedSource } from '../src/predict/published';
+import { MODEL_ERROR_FILE, type ModelError } from '../src/predict/model-error';
+import { corpusDigest, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, type ErrorSummary, type PublishedPoint, type PublishedSource } from '../src/predict/published';
 import type { Factors } from '../src/predict/types';
 
 const arg = (name: string, def: string): string => {
@@ -58,6 +60,23 @@ function predictAll(sources: PublishedSource[], factorsFor: (s: PublishedSource,
   return { rows, failed };
 }
 
+/** The uncalibrated model's error on the corpus, for every prediction to state (src/predict/model-error.json). */
+function writeModelError(dir: string, sources: PublishedSource[], rows: Row[]): void {
+  const s = summarizeErrors(rows);
+  const doc: ModelError = {
+    measured: new Date().toISOString().slice(0, 10),
+    corpus_digest: corpusDigest(dir),
+    points: s.n,
+    sources: sources.filter((x) => rows.some((r) => r.source === x.id)).length,
+    median_abs_error: Number(s.medianAbsError.toFixed(4)),
+    rel_sd: Number((s.medianAbsLogError / 0.6745).toFixed(4)),
+    latency_ratio: s.medianLatencyRatio === null ? null : Number(s.medianLatencyRatio.toFixed(4)),
+    within_25: Number(s.within25.toFixed(4)),
+  };
+  writeFileSync(MODEL_ERROR_FILE, `${JSON.stringify(doc, null, 2)}\n`);
+  console.log(`  wrote ${MODEL_ERROR_FILE}`);
+}
+
 function main(): void {
   const dir = arg('dir', join(__dirname, '..', 'test', 'fixtures', 'published'));
   const { sources, problems } = readCorpus(dir);
@@ -70,6 +89,7 @@ function main(): void {
   const t0 = performance.now();
   const plain = predictAll(sources, () => undefined);
   report('uncalibrated model', plain.rows);
+  if (process.argv.includes('--write')) writeModelError(dir, sources, plain.rows);
   if (process.argv.includes('--no-loso')) return;
   for (const f of plain.failed) console.log(`  not predicted: ${f}`);
   // Leave one source out: each source predicted with factors fitted, per GPU × precision, to the other sources.

@@ -57,6 +57,8 @@ export interface AtPrediction {
   model: string;
   modelShapes: string;
   modelEstimated: boolean;
+  /** The model's measured error on published GPU data, in words (model-error.ts). */
+  modelError: string;
   gpu: string;
   calibrated: boolean;
   at: { kind: OperatingPoint['kind']; rate: number | null; concurrency: number | null; requests: number; seed: number };

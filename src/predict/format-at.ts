@@ -4,6 +4,7 @@ import type { AtPoint, AtPrediction } from './at';
 import type { FrameworkCalibrationSource } from './calibrated';
 import type { PlanFacts } from './folder';
 import { PREDICTED_HEADER, TABLE_WIDTH, truncate, wrapList } from './format';
+import { modelErrorLines } from './model-error';
 
 /** The operating point in words. */
 export function atText(at: AtPrediction['at']): string {
@@ -31,6 +32,7 @@ export function formatAt(p: AtPrediction & { calibration?: FrameworkCalibrationS
     `${PREDICTED_HEADER}: ${p.file}`,
     truncate(`model: ${p.model || '?'}   GPU: ${gpu}${facts.gpuOverridden ? ' (--gpu)' : ''}   ${cal}`, TABLE_WIDTH),
     truncate(`model shapes: ${p.modelShapes}`, TABLE_WIDTH),
+    ...modelErrorLines(),
     truncate(`at: ${atText(p.at)}`, TABLE_WIDTH),
     'throughput: completions over the measured span; latencies in ms (modelled time); ITL: the gap between streamed chunks',
     '',

@@ -1,6 +1,7 @@
 // `autobench predict`'s table: one block per file, headed as a PREDICTION of the simulated engine, one line per candidate with its capacity and latencies per scenario, then the leader and the Pareto fronts.
 import { SLA_TARGETS } from '../core/sla/limits';
 import type { FrameworkCalibrationSource } from './calibrated';
+import { modelErrorLines } from './model-error';
 import type { PlanFacts } from './folder';
 import type { CandidatePrediction, ParetoPoint, PlanPrediction, ScenarioFront, ScenarioPrediction } from './types';
 
@@ -147,6 +148,7 @@ export function formatPrediction(p: PlanPrediction & { calibration?: FrameworkCa
     `${PREDICTED_HEADER}: ${p.file}`,
     truncate(`model: ${p.model || '?'}   GPU: ${gpu}${facts.gpuOverridden ? ' (--gpu)' : ''}   ${cal}`, TABLE_WIDTH),
     truncate(`model shapes: ${p.modelShapes}`, TABLE_WIDTH),
+    ...modelErrorLines(),
     truncate(`SLA: ${slaText(facts.sla)}   concurrency: ${facts.concurrency ?? 'no cap'}`, TABLE_WIDTH),
     ...calibrationLines(p.calibration ?? []),
     'cap: the highest request rate predicted to meet the SLA; TTFT, TPOT: p50 at that rate',

@@ -5,6 +5,7 @@ import type { RunPlan } from '../core/plan/types';
 import type { SimOptions } from '../sim/options';
 import { modelProfile, profileSourceText, simGpuFor } from '../sim/profiles';
 import { predictCapacity } from './capacity';
+import { modelErrorText } from './model-error';
 import { engineFor, predictOptions } from './engine';
 import { frontsOf } from './pareto';
 import { PRIOR_REL_ERROR } from './prior';
@@ -53,9 +54,9 @@ export function predictCandidate(plan: RunPlan, fw: FrameworkKey, cand: Candidat
 }
 
 /** Where the plan's model shapes come from, said beside every prediction (a guessed shape is never silent). */
-export function modelShapes(plan: RunPlan): { modelShapes: string; modelEstimated: boolean } {
+export function modelShapes(plan: RunPlan): { modelShapes: string; modelEstimated: boolean; modelError: string } {
   const m = modelProfile(plan.model);
-  return { modelShapes: profileSourceText(m), modelEstimated: m.estimated === true };
+  return { modelShapes: profileSourceText(m), modelEstimated: m.estimated === true, modelError: modelErrorText() };
 }
 
 export function predictPlan(plan: RunPlan, o: PredictPlanOptions = {}): PlanPrediction {

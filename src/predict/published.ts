@@ -1,6 +1,7 @@
 // Published GPU measurements (test/fixtures/published/*.json: each point with its source and stated conditions) and
 // the simulated engine model's prediction of each: the command the point's deployment runs, the load it ran at on
 // the virtual clock, the figure it reports, and how far the model is from it.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
@@ -83,6 +84,13 @@ function pointProblem(p: Obj): string | undefined {
   if (l.kind === 'rate' && !(typeof l.rate === 'number' && l.rate > 0)) return 'a rate load needs a rate above 0';
   if (l.kind !== 'offline' && l.kind !== 'concurrency' && l.kind !== 'rate') return `load kind '${String(l.kind)}' is not offline, concurrency or rate`;
   return undefined;
+}
+
+/** A digest of the corpus's source files (names and contents): a stored figure is of this corpus only. */
+export function corpusDigest(dir: string): string {
+  const h = createHash('sha256');
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) h.update(name).update('\0').update(readFileSync(join(dir, name))).update('\0');
+  return h.digest('hex').slice(0, 16);
 }
 
 /** Every source file of a corpus folder; points that cannot be used are left out with a problem naming file and index. */
@@ -224,6 +232,8 @@ export function predictPublished(p: PublishedPoint, scratch: string, factors?: F
 export interface ErrorSummary {
   n: number;
   medianAbsError: number;
+  /** The median |ln(predicted / published)|: a relative sd of it is this / 0.6745 (normal errors). */
+  medianAbsLogError: number;
   /** The median predicted / published over latency points (null without any): above 1, predicted too slow. */
   medianLatencyRatio: number | null;
   /** Share of points within 25% (|error| ≤ 0.25). */
@@ -238,13 +248,14 @@ const median = (xs: readonly number[]): number => {
 };
 
 export function summarizeErrors(rows: ReadonlyArray<{ point: PublishedPoint; ratio: number; source?: string }>): ErrorSummary {
-  if (rows.length === 0) return { n: 0, medianAbsError: NaN, medianLatencyRatio: null, within25: NaN, worst: null };
+  if (rows.length === 0) return { n: 0, medianAbsError: NaN, medianAbsLogError: NaN, medianLatencyRatio: null, within25: NaN, worst: null };
   const lat = rows.filter((r) => isLatency(r.point.metric)).map((r) => r.ratio);
   let worst = rows[0] as (typeof rows)[number];
   for (const r of rows) if (Math.abs(Math.log(r.ratio)) > Math.abs(Math.log(worst.ratio))) worst = r;
   return {
     n: rows.length,
     medianAbsError: median(rows.map((r) => Math.abs(r.ratio - 1))),
+    medianAbsLogError: median(rows.map((r) => Math.abs(Math.log(r.ratio)))),
     medianLatencyRatio: lat.length ? median(lat) : null,
     within25: rows.filter((r) => Math.abs(r.ratio - 1) <= 0.25).length / rows.length,
     worst: { ratio: worst.ratio, where: `${worst.source ? `${worst.source}: ` : ''}${worst.point.engine} ${worst.point.model} ${worst.point.gpu} TP${worst.point.tp} ${worst.point.isl}/${worst.point.osl} ${worst.point.metric}` },

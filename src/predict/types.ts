@@ -85,6 +85,8 @@ export interface PlanPrediction {
   /** Where the model's shapes came from, in words; `modelEstimated` when they were guessed from the name. */
   modelShapes: string;
   modelEstimated: boolean;
+  /** The model's measured error on published GPU data, in words (model-error.ts). */
+  modelError: string;
   gpu: string;
   calibrated: boolean;
   candidates: CandidatePrediction[];

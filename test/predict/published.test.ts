@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkpointOf, commandFor, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, type PublishedPoint } from '../../src/predict/published';
+import { MODEL_ERROR, modelErrorLines } from '../../src/predict/model-error';
+import { REPO } from '../support/fixtures';
+import { checkpointOf, commandFor, corpusDigest, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, type PublishedPoint } from '../../src/predict/published';
 
 const base: PublishedPoint = { engine: 'vllm', engine_version: null, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'H100', gpu_count: 1, tp: 1, pp: 1, ep: null, weights_dtype: 'bf16', kv_dtype: null, isl: 1000, osl: 200, load: { kind: 'concurrency', concurrency: 16, requests: 160 }, metric: 'mean_tpot_ms', value: 10, unit: 'ms', where: 'test' };
 
@@ -52,6 +54,14 @@ describe('the published corpus', () => {
     assert.ok(Math.abs((s.medianLatencyRatio as number) - 0.95) < 1e-9);
     assert.equal(s.within25, 0.75);
     assert.ok(Math.abs((s.worst?.ratio as number) - 1.5) < 1e-9);
+  });
+
+  test("the model error every prediction states was measured on this corpus (else: npm run bench:predict-published -- --write)", () => {
+    assert.equal(MODEL_ERROR.corpus_digest, corpusDigest(join(REPO, 'test', 'fixtures', 'published')));
+    assert.ok(MODEL_ERROR.points >= 1000 && MODEL_ERROR.sources >= 3);
+    const [head, figures] = modelErrorLines({ ...MODEL_ERROR, median_abs_error: 0.1948, within_25: 0.5751, latency_ratio: 0.7434, points: 1012, sources: 6, measured: '2026-12-06' });
+    assert.equal(head, 'model error on published GPU data (uncalibrated; 1012 points from 6 sources, measured 2026-12-06):');
+    assert.equal(figures, '  median 19%, 58% of points within 25%; latencies predicted 26% too fast (median)');
   });
 
   test('a fit recovers the speed factors that produced the published figures', () => {
