@@ -12,7 +12,7 @@ import { loadStore, mergePoints, pointsFor, saveStore, type StoreKey } from '../
 import type { RunContext } from './context';
 import { EarlyStop, candidateTurn, notRunFramework, prepareFrameworks } from './framework';
 import { recordNotRun } from './not-run';
-import { repeatFinalists } from './repeats';
+import { repeatRunWide } from './repeats';
 import type { smoke } from './candidate';
 import { searchHintKey } from './trial';
 import { writeAdaptivePredictions } from './predictions';
@@ -84,12 +84,9 @@ function recordSkips(ctx: RunContext, run: readonly PlanFramework[], result: Ada
   }
 }
 
-/** Repeats only for finalists that can reach the run's leader (the best confirmed rate over every framework). */
+/** Repeats for the finalists the run-wide test has not separated from the run's leader (repeats.ts inQuestionRunWide). */
 async function repeatLeaders(ctx: RunContext, run: readonly PlanFramework[]): Promise<void> {
-  const all = standingsOf(ctx.plan, run.flatMap((f) => ctx.ledger.rowsOf(f.framework)));
-  const floor = new Map(ctx.plan.scenarios.map((sc) => [sc.name, all.get(sc.name)?.lo ?? 0]));
-  if (ctx.slots.size > 1) await Promise.all(run.map((f) => repeatFinalists(ctx, f, floor)));
-  else for (const f of run) if (!ctx.aborted) await repeatFinalists(ctx, f, floor);
+  await repeatRunWide(ctx, run);
 }
 
 /** The manifest's search_strategy: what was measured and skipped, what the grid would have cost, the model's error before and after. */

@@ -47,13 +47,13 @@ const searched = (c: CandidateScore): boolean => c.launches?.some((l) => l.launc
 /**
  * The candidates still in question in one scenario, best first: the leader and every candidate the test has not
  * separated from it (a decided scenario whose leader has a single launch still repeats the leader, so that the run
- * measures its launch noise). `floor` (adaptive): a leader that cannot reach the run's leader needs no repeats.
+ * measures its launch noise); adaptive runs read them against the run-wide verdict too (inQuestionRunWide).
  * Candidates measured only at the plan's fixed rates are never in question: a repeat reads no capacity for them
  * (there is no search curve to read it on), so a fixed-rate plan used to repeat them until verdict.max_repeats.
  */
-export function inQuestion(v: ScenarioVerdict, floor: number): CandidateScore[] {
+export function inQuestion(v: ScenarioVerdict): CandidateScore[] {
   const top = v.winner;
-  if (!top || !searched(top) || (top.lowestFail ?? top.interval[1]) * (1 + DECISION_MARGIN) <= floor) return [];
+  if (!top || !searched(top)) return [];
   const close = oneLaunchClose(v, top);
   if (v.outcome === 'undecided') return [top, ...v.ties.filter(searched), ...close];
   return [...((top.launches?.length ?? 1) < 2 ? [top] : []), ...close];
@@ -70,22 +70,44 @@ function oneLaunchClose(v: ScenarioVerdict, top: CandidateScore): CandidateScore
   return v.ranked.filter((c) => c !== top && !v.ties.includes(c) && searched(c) && (c.launches?.length ?? 0) < 2 && reach(c) >= top.score);
 }
 
+const keyOf = (c: { framework: string; candidate: string }): string => `${c.framework} ${c.candidate}`;
+
+/**
+ * Adaptive: the candidates of one framework still in question once the run-wide verdict (every framework's rows) is
+ * read as well. A candidate that test separates from the run's leader needs no launch (it cannot win: the old
+ * bracket floor, which let a one-launch candidate block the run-wide test at 99.95% — test:agreement, session 13);
+ * one still tied with the run's leader is in question even where its own framework's verdict is settled, and so is
+ * the leader itself, so that both sides of an undecided cross-framework pair get launches.
+ */
+export function inQuestionRunWide(v: ScenarioVerdict, framework: string, overall: ScenarioVerdict | undefined): CandidateScore[] {
+  const local = inQuestion(v);
+  if (!overall?.winner) return local;
+  const group = new Set([overall.winner, ...(overall.outcome === 'undecided' ? overall.ties : [])].map(keyOf));
+  const kept = local.filter((c) => group.has(keyOf(c)));
+  const extra = overall.outcome === 'undecided' ? v.ranked.filter((c) => c.framework === framework && group.has(keyOf(c)) && searched(c) && !kept.includes(c)) : [];
+  return [...kept, ...extra].sort((a, b) => b.score - a.score);
+}
+
 /** Where a repeat of this candidate starts its local search: its search launch's knee, else its confirmed `rate`. */
 export function repeatStart(s: CandidateScore, rate: number): number {
   return localStart(rate, s.launches?.find((l) => l.launch === 'search' && l.how === 'interpolated')?.capacity);
 }
 
 /** Per candidate, the points it repeats this round: it is still in question in those scenarios (at most `k` a scenario). */
-export function finalists(ctx: RunContext, f: PlanFramework, k: number, floor?: ReadonlyMap<string, number>): Map<Candidate, RepeatPoint[]> {
+export function finalists(ctx: RunContext, f: PlanFramework, k: number, runWide?: readonly PlanFramework[]): Map<Candidate, RepeatPoint[]> {
   const work = frameworkWork(ctx, f, true);
   const settings = ctx.plan.bench.verdict;
+  const vs = { minEffect: settings?.minEffect, alpha: settings?.alpha, maxRepeats: settings?.maxRepeats };
+  // Adaptive: every framework's rows as well, read afresh each round (frameworks repeat side by side).
+  const all = runWide ? prepareWork(runWide.flatMap((x) => ctx.ledger.rowsOf(x.framework)).map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], sla: ctx.plan.sla }) : undefined;
   const out = new Map<Candidate, RepeatPoint[]>();
   for (const sc of ctx.plan.scenarios) {
-    const v = scenarioVerdict(work, sc.name, { minEffect: settings?.minEffect, alpha: settings?.alpha, maxRepeats: settings?.maxRepeats });
+    const v = scenarioVerdict(work, sc.name, vs);
     // Among contenders with the same score, one already chosen for another scenario goes first: its fresh server
     // measures both points, so the repeats cost one launch instead of two.
     const chosen = (id: string) => [...out.keys()].some((c) => c.id === id);
-    const contenders = inQuestion(v, floor?.get(sc.name) ?? 0).sort((a, b) => b.score - a.score || Number(chosen(b.candidate)) - Number(chosen(a.candidate)));
+    const question = all ? inQuestionRunWide(v, f.framework, scenarioVerdict(all, sc.name, vs)) : inQuestion(v);
+    const contenders = question.sort((a, b) => b.score - a.score || Number(chosen(b.candidate)) - Number(chosen(a.candidate)));
     for (const s of contenders.slice(0, k)) {
       const cand = f.candidates.find((c) => c.id === s.candidate);
       const point = pointOf((work[s.row] as { row: PyObject }).row, sc.name);
@@ -178,7 +200,7 @@ async function repeatOnce(ctx: RunContext, f: PlanFramework, cand: Candidate, po
  * launches once more the candidates still in question (an undecided scenario's leader and contenders; a leader with
  * a single launch), until none is, for at most --repeats rounds (else the plan's verdict.max_repeats). --repeats 0: none.
  */
-export async function repeatFinalists(ctx: RunContext, f: PlanFramework, floor?: ReadonlyMap<string, number>): Promise<void> {
+export async function repeatFinalists(ctx: RunContext, f: PlanFramework): Promise<void> {
   // --repeats N (the run's option) caps the rounds; else the plan's verdict.max_repeats (default DEFAULT_VERDICT's).
   const max = ctx.opts.repeats ?? ctx.plan.bench.verdict?.maxRepeats ?? DEFAULT_MAX_REPEATS;
   const ended = (why: RepeatsEnd): void => {
@@ -188,7 +210,7 @@ export async function repeatFinalists(ctx: RunContext, f: PlanFramework, floor?:
   if (max <= 0 || ctx.aborted) return;
   const budget = ctx.plan.bench.verdict?.gpuBudgetS;
   for (let round = 1; round <= max; round++) {
-    const chosen = finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS, floor);
+    const chosen = finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS);
     if (chosen.size === 0) return ended('decided');
     if (budget !== undefined && ctx.gpuTime.total >= budget) {
       ctx.log('info', `${f.framework}: no repeat ${round}: the run has spent ${Math.round(ctx.gpuTime.total)} of its ${budget} GPU-seconds (verdict.gpu_budget_s)`);
@@ -203,5 +225,40 @@ export async function repeatFinalists(ctx: RunContext, f: PlanFramework, floor?:
     }
     for (const [cand, points] of chosen) if (!(await repeatOnce(ctx, f, cand, points, round))) return;
   }
-  ended(finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS, floor).size === 0 ? 'decided' : 'max_repeats');
+  ended(finalists(ctx, f, ctx.opts.finalists ?? DEFAULT_FINALISTS).size === 0 ? 'decided' : 'max_repeats');
+}
+
+/**
+ * Adaptive: every framework's repeats together, round by round (round r of each before round r + 1 of any), the
+ * candidates in question read against the run-wide verdict each round (inQuestionRunWide), so that both sides of an
+ * undecided pair from different frameworks get their launches in step, and nothing is launched once the test has
+ * separated the run's leader from the rest.
+ */
+export async function repeatRunWide(ctx: RunContext, run: readonly PlanFramework[]): Promise<void> {
+  const max = ctx.opts.repeats ?? ctx.plan.bench.verdict?.maxRepeats ?? DEFAULT_MAX_REPEATS;
+  const ended = (fw: string, why: RepeatsEnd): void => {
+    ctx.manifest.repeats_ended = { ...(ctx.manifest.repeats_ended ?? {}), [fw]: why };
+  };
+  if (max <= 0) run.forEach((f) => ended(f.framework, 'off'));
+  if (max <= 0 || ctx.aborted) return;
+  const k = ctx.opts.finalists ?? DEFAULT_FINALISTS;
+  const budget = ctx.plan.bench.verdict?.gpuBudgetS;
+  let open = [...run];
+  for (let round = 1; round <= max && open.length > 0; round++) {
+    const plans = open.map((f) => ({ f, chosen: finalists(ctx, f, k, run) }));
+    for (const p of plans) if (p.chosen.size === 0) ended(p.f.framework, 'decided');
+    const live = plans.filter((p) => p.chosen.size > 0);
+    open = live.map((p) => p.f);
+    if (live.length === 0) return;
+    if (budget !== undefined && ctx.gpuTime.total >= budget) {
+      ctx.log('info', `no repeat ${round}: the run has spent ${Math.round(ctx.gpuTime.total)} of its ${budget} GPU-seconds (verdict.gpu_budget_s)`);
+      return live.forEach((p) => ended(p.f.framework, 'budget'));
+    }
+    for (const p of live) ctx.log('info', `${p.f.framework}: repeat ${round}: ${[...p.chosen.keys()].map((c) => c.id).join(', ')} on a fresh server (still in question run-wide)`);
+    const launches = live.flatMap((p) => [...p.chosen].map(([cand, points]) => () => repeatOnce(ctx, p.f, cand, points, round)));
+    if (ctx.slots.size > 1) {
+      if ((await Promise.all(launches.map((l) => ctx.slots.run(l)))).includes(false)) return;
+    } else for (const l of launches) if (!(await l())) return;
+  }
+  for (const f of open) ended(f.framework, finalists(ctx, f, k, run).size === 0 ? 'decided' : 'max_repeats');
 }

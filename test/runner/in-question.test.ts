@@ -1,8 +1,9 @@
 // Which candidates the runner repeats after the search (runner/repeats.ts inQuestion): the leader and its contenders
-// while undecided, a one-launch leader once, and a candidate separated on one launch that could still land close.
+// while undecided, a one-launch leader once, a candidate separated on one launch that could still land close; and,
+// adaptive, the same read against the run-wide verdict (inQuestionRunWide).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { inQuestion } from '../../src/runner/repeats';
+import { inQuestion, inQuestionRunWide } from '../../src/runner/repeats';
 import type { CandidateScore, ScenarioVerdict } from '../../src/core/results/verdict';
 
 function cand(id: string, caps: number[], lowestFail: number): CandidateScore {
@@ -24,25 +25,36 @@ describe('inQuestion', () => {
     const leader = cand('c1', Array.from({ length: 17 }, (_, i) => 3.32 + (i % 3) * 0.01 - 0.01), 3.5);
     const c2 = cand('c2', [2.67], 2.866);
     const far = cand('baseline', [1.9], 2.1);
-    assert.deepEqual(ids(inQuestion(verdict('winner', [leader, c2, far]), 0)), ['c2']);
+    assert.deepEqual(ids(inQuestion(verdict('winner', [leader, c2, far]))), ['c2']);
   });
 
   test('once it has two launches, or when even its lowest fail is out of reach, it is not', () => {
     const leader = cand('c1', [3.3, 3.34, 3.31], 3.5);
-    assert.deepEqual(ids(inQuestion(verdict('winner', [leader, cand('c2', [2.67, 2.7], 2.866)]), 0)), []);
-    assert.deepEqual(ids(inQuestion(verdict('winner', [leader, cand('c2', [2.5], 2.7)]), 0)), [], '2.7 × 1.2 < 3.32');
+    assert.deepEqual(ids(inQuestion(verdict('winner', [leader, cand('c2', [2.67, 2.7], 2.866)]))), []);
+    assert.deepEqual(ids(inQuestion(verdict('winner', [leader, cand('c2', [2.5], 2.7)]))), [], '2.7 × 1.2 < 3.32');
   });
 
   test('undecided: the leader, its ties, then the close one-launch candidates; a one-launch decided leader alone', () => {
     const a = cand('a', [10], 10.5);
     const b = cand('b', [9.8], 10.2);
     const c = cand('c', [8.8], 9.0);
-    assert.deepEqual(ids(inQuestion(verdict('undecided', [a, b, c], [b]), 0)), ['a', 'b', 'c']);
-    assert.deepEqual(ids(inQuestion(verdict('winner', [a, cand('far', [5], 6)]), 0)), ['a']);
+    assert.deepEqual(ids(inQuestion(verdict('undecided', [a, b, c], [b]))), ['a', 'b', 'c']);
+    assert.deepEqual(ids(inQuestion(verdict('winner', [a, cand('far', [5], 6)]))), ['a']);
   });
 
-  test('nothing when the leader cannot reach the run\'s floor (adaptive: another framework leads)', () => {
-    const a = cand('a', [10], 10.5);
-    assert.deepEqual(ids(inQuestion(verdict('undecided', [a, cand('b', [9.8], 10.2)], []), 20)), []);
+  test("run-wide (adaptive): what the run's test separated from its leader is not launched; what it ties with it is, in every framework", () => {
+    const lead = { ...cand('baseline', [21.7, 21.5, 21.9], 22.4), framework: 'vllm' };
+    const other = { ...cand('c2', [17.19], 17.36), framework: 'sglang' };
+    // sglang's own verdict: c2 alone, decided, one launch; the run's verdict: undecided between vllm baseline and it.
+    const own = verdict('winner', [other]);
+    const tied = { ...verdict('undecided', [lead, other], [other]), scenario: 'chat' };
+    assert.deepEqual(ids(inQuestionRunWide(own, 'sglang', tied)), ['c2']);
+    // vllm's own verdict settled (baseline decided with three launches), but the run's is not: its leader is launched too.
+    const vllm = verdict('winner', [lead]);
+    assert.deepEqual(ids(inQuestionRunWide(vllm, 'vllm', tied)), ['baseline']);
+    // The run's test separated them: nothing for sglang, and vllm's leader is settled.
+    const decided = verdict('winner', [lead, other]);
+    assert.deepEqual(ids(inQuestionRunWide(own, 'sglang', decided)), []);
+    assert.deepEqual(ids(inQuestionRunWide(vllm, 'vllm', decided)), []);
   });
 });

@@ -5,7 +5,7 @@ import { fromPlainJson, type PyObject } from '../../../src/core/py/json';
 import type { RunFacts } from '../../../src/core/results/run-facts';
 import { prepareWork, type Work } from '../../../src/core/results/report/work';
 import { scenarioVerdict, type ScenarioVerdict } from '../../../src/core/results/verdict';
-import { inQuestion, repeatStart } from '../../../src/runner/repeats';
+import { inQuestion, inQuestionRunWide, repeatStart } from '../../../src/runner/repeats';
 import { runAdaptive, type AdaptiveEntry, type AdaptiveResult } from '../../../src/predict/adaptive';
 import { decidedScenarios, standingsOf } from '../../../src/predict/measured';
 import { searchAbove, searchAround } from '../../../src/predict/race';
@@ -42,21 +42,23 @@ function planSearch(t: Truth): RateSearchConfig {
  * The runner's repeats stage (src/runner/repeats.ts): round by round, per framework × scenario the candidates still in
  * question (inQuestion: an undecided scenario's leader and contenders, a leader with one launch; at most FINALISTS),
  * each once more on a fresh launch searching locally from its search's knee (repeatStart), until none is or MAX_REPEATS rounds; with `global`
- * (adaptive) only those that can reach the run's leader.
+ * (adaptive) read against the run-wide verdict each round (inQuestionRunWide): what it separated from the run's leader is
+ * not launched, what it still ties with the leader is, in every framework.
  */
 function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[], global: boolean, done = new Set<string>()): number {
   let gpu = 0;
-  const all = workOf(t, rows);
-  const floor = new Map(t.plan.scenarios.map((sc) => [sc.name, global ? (scenarioVerdict(all, sc.name).ranked[0]?.confirmed ?? 0) : 0]));
   // As the runner's ledger does: a point repeated in an earlier call (adaptive's settle) is not repeated again.
   const keyOf = (cand: Candidate, p: { scenario: string; rate: number }, round: number) => `${cand.framework} ${cand.id} ${p.scenario} ${p.rate} ${round}`;
   for (let round = 1; round <= Math.max(REPEATS, t.plan.bench.verdict.maxRepeats); round++) {
     const chosen = new Map<Candidate, Array<{ scenario: string; rate: number }>>();
+    // Adaptive: the run-wide verdict of this round (repeats.ts inQuestionRunWide).
+    const all = global ? workOf(t, rows) : undefined;
     for (const fw of new Set(entries.map((e) => e.framework))) {
       const work = workOf(t, rows.filter((r) => r.framework === fw));
       for (const sc of t.plan.scenarios) {
         const v = scenarioVerdict(work, sc.name, t.plan.bench.verdict);
-        for (const c of inQuestion(v, floor.get(sc.name) ?? 0).slice(0, FINALISTS)) {
+        const question = all ? inQuestionRunWide(v, fw, scenarioVerdict(all, sc.name, t.plan.bench.verdict)) : inQuestion(v);
+        for (const c of question.slice(0, FINALISTS)) {
           const e = entries.find((x) => x.framework === fw && x.cand.id === c.candidate);
           const rate = Number((work[c.row]?.row.get('trial') as Map<string, unknown> | undefined)?.get('rate'));
           if (e && Number.isFinite(rate)) chosen.set(e.cand, [...(chosen.get(e.cand) ?? []), { scenario: sc.name, rate: repeatStart(c, rate) }]);
