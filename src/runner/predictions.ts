@@ -1,6 +1,7 @@
 // predict.json: what the simulated engine model predicted for the run's candidates, written into the run directory
 // beside manifest.json — per candidate its predicted SLA capacity per scenario (uncalibrated, and for adaptive the
 // calibrated one), its predicted status and relative error, and the predicted Pareto fronts. Small on purpose: no curves.
+import { modelErrorText } from '../predict/model-error';
 import { PREDICT_FILE, PREDICT_FILE_VERSION, PREDICTED_NOTE, type PredictFile, type PredictFileCandidate, type PredictFileCapacity, type PredictFilePoint } from '../core/results/predict-file';
 import { frontsOf } from '../predict/pareto';
 import { planGpu, predictPlan } from '../predict/plan';
@@ -47,6 +48,7 @@ export function predictionFile(i: PredictionsInput): PredictFile {
     scenarios: [...i.scenarios],
     candidates,
     fronts: i.fronts.map((f) => ({ scenario: f.scenario, leader: f.leader ?? null, by_user_tps: f.byUserTps.map(pointOf), by_ttft: f.byTtft.map(pointOf) })),
+    model_error: modelErrorText(),
   };
 }
 

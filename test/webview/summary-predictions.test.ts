@@ -29,6 +29,7 @@ const point = (candidate: string, tpg: number, tps: number) => ({ framework: 'sg
 const PREDICT = {
   simulated_model: true,
   note: 'predicted by the simulated engine model, not measured',
+  model_error: '<b>model error</b> on published GPU data: median 19%',
   strategy: 'adaptive',
   calibrated: true,
   candidates: {
@@ -90,6 +91,9 @@ describe('summary panel: predicted vs measured', { skip: skipWhenMissing(SKIP ? 
     try {
       assert.equal((await p.textContent('#predictions-title'))?.trim(), 'Predicted vs measured');
       assert.match((await p.textContent('#predictions-note')) ?? '', /predicted by the simulated engine model, not measured/);
+      // predict.json's model_error, as text (never markup).
+      assert.equal(await p.textContent('#predictions-model-error'), '<b>model error</b> on published GPU data: median 19%');
+      assert.equal(await p.locator('#predictions-model-error b').count(), 0);
       assert.deepEqual(await p.locator('#predictions-table thead th').allTextContents(), ['Scenario', 'Framework', 'Candidate', 'Predicted req/s', 'Calibrated req/s', 'Measured req/s', 'Error', 'Calibrated error']);
       assert.deepEqual(await p.locator('#predictions-table tbody tr').first().locator('td').allTextContents(), ['chat', 'sglang', 'baseline', '9.00', '8.50', '8.10', '+11%', '+5%']);
       const cells = await p.locator('#predictions-table td').allTextContents();

@@ -56,6 +56,8 @@ export interface PredictFile {
   /** Keyed `<framework> <candidateId>`. */
   candidates: Record<string, PredictFileCandidate>;
   fronts: PredictFileFront[];
+  /** The model's measured error on published GPU data, in words (absent in files written before it was measured). */
+  model_error?: string;
 }
 
 /** The report's reading of predict.json (camelCase, checked). */
@@ -95,6 +97,7 @@ export interface FactsPredictions {
   calibrated: boolean;
   candidates: FactsPredictedCandidate[];
   fronts: FactsFront[];
+  modelError?: string;
 }
 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -144,5 +147,6 @@ export function predictRecordFacts(json: unknown): { predictions?: FactsPredicti
   if (!isObj(json) || json.simulated_model !== true || !isObj(json.candidates)) return { problems: [`${PREDICT_FILE}: expected {simulated_model: true, candidates, fronts}; predictions left out`] };
   const candidates = Object.values(json.candidates).map(candidateOf).filter((c): c is FactsPredictedCandidate => c !== undefined);
   const fronts = Array.isArray(json.fronts) ? json.fronts.map(frontOf).filter((f): f is FactsFront => f !== undefined) : [];
-  return { predictions: { strategy: strOrNum(json.strategy) ?? '', gpu: strOrNum(json.gpu) ?? '', calibrated: json.calibrated === true, candidates, fronts }, problems: [] };
+  const modelError = typeof json.model_error === 'string' ? { modelError: json.model_error } : {};
+  return { predictions: { strategy: strOrNum(json.strategy) ?? '', gpu: strOrNum(json.gpu) ?? '', calibrated: json.calibrated === true, candidates, fronts, ...modelError }, problems: [] };
 }

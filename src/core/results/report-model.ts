@@ -306,6 +306,8 @@ export interface PredictedFront {
 export interface PredictionsSection {
   /** 'predicted by the simulated engine model, not measured'. */
   note: string;
+  /** The model's measured error on published GPU data, in words (predict.json's model_error), when recorded. */
+  modelError?: string;
   strategy: string;
   /** Some candidate has a calibrated prediction (adaptive). */
   calibrated: boolean;

@@ -151,7 +151,7 @@ function predictionsMarkdown(p: PredictionsSection | null | undefined): string[]
   if (!p) return [];
   const head = ['Scenario', 'Framework', 'Candidate', 'Predicted req/s', ...(p.calibrated ? ['Calibrated req/s'] : []), 'Measured req/s', 'Error', ...(p.calibrated ? ['Calibrated error'] : [])];
   const rows = p.rows.map((r) => [mdText(r.scenario), mdCode(r.framework), mdText(r.candidate), mdText(r.initialText), ...(p.calibrated ? [mdText(r.calibratedText)] : []), mdText(r.measuredText), r.initialErrorText, ...(p.calibrated ? [r.calibratedErrorText] : [])]);
-  const out = ['## Predicted vs measured', '', `> **Simulated model:** the predictions are ${mdText(p.note)}. Measured: the verdict's SLA capacity. Error: predicted / measured − 1.`, ''];
+  const out = ['## Predicted vs measured', '', `> **Simulated model:** the predictions are ${mdText(p.note)}. Measured: the verdict's SLA capacity. Error: predicted / measured − 1.`, ...(p.modelError ? ['>', `> ${mdText(p.modelError)}`] : []), ''];
   out.push(...table(head, head.map((h) => h.includes('req/s') || h.includes('rror')), rows), '');
   const leaders = p.fronts.filter((f) => f.leader).map((f) => `- ${mdText(f.scenario)}: predicted best ${mdText(f.leader)} (model)`);
   if (leaders.length) out.push(...leaders, '');

@@ -93,6 +93,7 @@ export function predictionsContent(p: PredictionsSection | null | undefined): Ar
   }
   return [
     h('p', { id: 'predictions-note', class: 'modelled' }, `Simulated model: the predictions are ${p.note}. Measured: the verdict's SLA capacity. Error: predicted / measured − 1.`),
+    p.modelError ? h('p', { id: 'predictions-model-error', class: 'modelled' }, p.modelError) : null,
     sortableTable('predictions-table', 'Predicted vs measured SLA capacity', columns(p.calibrated), p.rows).element,
     charts.childNodes.length ? charts : null,
   ];

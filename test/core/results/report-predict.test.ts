@@ -80,6 +80,10 @@ describe('predicted vs measured', () => {
     assert.ok(md.includes('| chat | `sglang` | baseline | 9.00 | 8.50 | 8.10 | +11% | +5% |'));
     assert.ok(md.includes('| chat | `vllm` | \\<b>x\\</b> |'), 'candidate text escaped');
     assert.ok(md.includes('- chat: predicted best sglang c1 ≈ 10.00 req/s (model)'));
+    // predict.json's model_error (the model against published GPU data) is quoted under the note; an older file has none.
+    assert.ok(!md.includes('model error on published'));
+    const withError = renderReportMarkdown(report(facts({ ...PREDICT, model_error: 'model error on published GPU data (uncalibrated; 10 points from 2 sources, measured 2026-12-06): median 19%' })));
+    assert.ok(withError.includes('>\n> model error on published GPU data (uncalibrated; 10 points from 2 sources, measured 2026-12-06): median 19%\n'));
   });
 
   test('no predict.json (an older run), or one that is not a model prediction: no section', () => {

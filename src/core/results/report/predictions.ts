@@ -83,5 +83,5 @@ export function predictionsSection(runFacts: RunFacts | undefined, verdictList: 
       rows.push(rowOf(c, scenario, m ? m.score : null, () => notMeasuredText(c, scenario, notSelected, runFacts)));
     }
   }
-  return { note: PREDICTED_NOTE, strategy: p.strategy, calibrated: cands.some((c) => c.final !== undefined), rows, fronts: p.fronts.map(frontOf) };
+  return { note: PREDICTED_NOTE, ...(p.modelError ? { modelError: p.modelError } : {}), strategy: p.strategy, calibrated: cands.some((c) => c.final !== undefined), rows, fronts: p.fronts.map(frontOf) };
 }
