@@ -1,4 +1,4 @@
-// Reproducible verdicts: the shipped demo plan run five times on the simulated engine with run-to-run noise (--sim-noise 0.03, seeds 1-5); per scenario every pair of runs names the same winner, or both say undecided with each other's winner among the ties (read from each run's summary.json). Under both strategies; under adaptive the five runs share a calibration store of their own, as one workspace's runs do. About nine minutes a run on 2 cores at 8 repeat rounds (measured; at this noise summarization stays undecided, so its finalists are repeated up to verdict.max_repeats, now 16 rounds: 14 minutes for grid seed 5, measured; some 2.5 hours in all), so it is its own command (`npm run test:agreement`), not part of `npm test`.
+// Reproducible verdicts: the shipped demo plan run five times on the simulated engine with run-to-run noise (--sim-noise 0.03, seeds 1-5); per scenario every pair of runs names the same winner, or both say undecided with each other's winner among the ties (read from each run's summary.json). Under both strategies; under adaptive the five runs share a calibration store of their own, as one workspace's runs do. Grid takes about 13 minutes a run on 2 cores, adaptive 7-10 (summarization stays undecided at this noise, so its finalists are repeated up to verdict.max_repeats, 16 rounds), so it is its own command (`npm run test:agreement`), not part of `npm test`.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -24,7 +24,7 @@ function run(out: string, seed: number, strategy: 'grid' | 'adaptive', store: st
 
 // The two strategies run side by side: each run keeps about half of one core busy (its simulated servers and client,
 // measured with top), so together they leave the machine's second core free; the whole command took 72 minutes on
-// 2026-12-03 (grid passed in 70.7 minutes, adaptive failed in 61.5).
+// 2026-12-03 (grid passed in 70.7 minutes, adaptive failed in 61.5); on 2026-12-06 grid passed in 63.8 minutes.
 describe('the same plan run five times names the same winner or the same tie', { concurrency: 2 }, () => {
   const dir = tempDir();
   after(() => cleanup(dir));
