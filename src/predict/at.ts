@@ -8,9 +8,9 @@ import { arrivalSchedule } from '../core/workload/arrivals';
 import { subSeed } from '../core/workload/build';
 import { simulateLoad, type VirtualResult } from '../sim/virtual';
 import { engineFor, predictOptions } from './engine';
-import { modelShapes, planGpu, type PredictPlanOptions } from './plan';
+import { planGpu, predictionHead, type PredictPlanOptions } from './plan';
 import { PRIOR_REL_ERROR } from './prior';
-import { UNIT_FACTORS, type Factors, type PredictedStatus } from './types';
+import { UNIT_FACTORS, type Factors, type PredictedStatus, type PredictionHead } from './types';
 
 /** The load to predict at: a Poisson rate (req/s), a closed loop of `concurrency` requests in flight, or all at once. */
 export type OperatingPoint = { kind: 'rate'; rate: number } | { kind: 'concurrency'; concurrency: number } | { kind: 'offline' };
@@ -51,16 +51,7 @@ export interface AtPoint {
   preemptions: number | null;
 }
 
-export interface AtPrediction {
-  simulated: true;
-  file: string;
-  model: string;
-  modelShapes: string;
-  modelEstimated: boolean;
-  /** The model's measured error on published GPU data, in words (model-error.ts). */
-  modelError: string;
-  gpu: string;
-  calibrated: boolean;
+export interface AtPrediction extends PredictionHead {
   at: { kind: OperatingPoint['kind']; rate: number | null; concurrency: number | null; requests: number; seed: number };
   points: AtPoint[];
   elapsedMs: number;
@@ -125,12 +116,7 @@ export function predictAt(plan: RunPlan, spec: AtSpec, o: PredictPlanOptions = {
   }
   const p = spec.point;
   return {
-    simulated: true,
-    file: plan.source.path,
-    model: plan.model,
-    ...modelShapes(plan),
-    gpu: planGpu(plan) ?? 'auto',
-    calibrated: o.calibrationFor !== undefined,
+    ...predictionHead(plan, o),
     at: { kind: p.kind, rate: p.kind === 'rate' ? p.rate : null, concurrency: p.kind === 'concurrency' ? p.concurrency : null, requests: at.requests, seed: plan.bench.seed },
     points,
     elapsedMs: performance.now() - t0,

@@ -9,7 +9,7 @@ import { modelErrorText } from './model-error';
 import { engineFor, predictOptions } from './engine';
 import { frontsOf } from './pareto';
 import { PRIOR_REL_ERROR } from './prior';
-import { UNIT_FACTORS, type CandidatePrediction, type Factors, type PlanPrediction } from './types';
+import { UNIT_FACTORS, type CandidatePrediction, type Factors, type PlanPrediction, type PredictionHead } from './types';
 
 export { PRIOR_REL_ERROR };
 
@@ -53,10 +53,11 @@ export function predictCandidate(plan: RunPlan, fw: FrameworkKey, cand: Candidat
   return { ...base, gpus: engine.config.gpus, status: 'ok', scenarios };
 }
 
-/** Where the plan's model shapes come from, said beside every prediction (a guessed shape is never silent). */
-export function modelShapes(plan: RunPlan): { modelShapes: string; modelEstimated: boolean; modelError: string } {
+/** A prediction's head: the plan's model with where its shapes come from (a guessed shape is never silent), the GPU, the model's error. */
+export function predictionHead(plan: RunPlan, o: PredictPlanOptions): PredictionHead {
   const m = modelProfile(plan.model);
-  return { modelShapes: profileSourceText(m), modelEstimated: m.estimated === true, modelError: modelErrorText() };
+  const shapes = { modelShapes: profileSourceText(m), modelEstimated: m.estimated === true, modelError: modelErrorText() };
+  return { simulated: true, file: plan.source.path, model: plan.model, ...shapes, gpu: planGpu(plan) ?? 'auto', calibrated: o.calibrationFor !== undefined };
 }
 
 export function predictPlan(plan: RunPlan, o: PredictPlanOptions = {}): PlanPrediction {
@@ -71,12 +72,7 @@ export function predictPlan(plan: RunPlan, o: PredictPlanOptions = {}): PlanPred
     }
   }
   return {
-    simulated: true,
-    file: plan.source.path,
-    model: plan.model,
-    ...modelShapes(plan),
-    gpu: planGpu(plan) ?? 'auto',
-    calibrated: o.calibrationFor !== undefined,
+    ...predictionHead(plan, o),
     candidates,
     fronts: frontsOf(plan.scenarios.map((s) => s.name), candidates),
     elapsedMs: performance.now() - t0,

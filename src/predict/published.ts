@@ -185,34 +185,23 @@ function loadOf(l: PublishedLoad): { rate: number; concurrency: number | null; r
   return { rate: l.rate, concurrency: null, requests: Math.min(OFFLINE_MAX, l.requests ?? Math.max(200, Math.ceil(60 * l.rate))) };
 }
 
-function figureOf(p: PublishedPoint, v: VirtualResult): number {
-  switch (p.metric) {
-    case 'output_throughput':
-      return v.outputThroughput;
-    case 'output_throughput_per_gpu':
-      return v.outputThroughput / p.gpu_count;
-    case 'total_throughput':
-      return v.requestThroughput * ((p.isl_mean_measured ?? p.isl) + (p.osl_mean_measured ?? p.osl));
-    case 'request_throughput':
-      return v.requestThroughput;
-    case 'mean_ttft_ms':
-      return v.ttftMs.mean;
-    case 'p50_ttft_ms':
-      return v.ttftMs.p50;
-    case 'mean_tpot_ms':
-      return v.tpotMs.mean;
-    case 'p50_tpot_ms':
-      return v.tpotMs.p50;
-    case 'mean_itl_ms':
-      return v.itlMs.mean;
-    case 'p50_itl_ms':
-      return v.itlMs.p50;
-    case 'mean_e2e_ms':
-      return v.e2eMs.mean;
-    case 'p50_e2e_ms':
-      return v.e2eMs.p50;
-  }
-}
+/** Each metric as the virtual client's result gives it. */
+const FIGURES: Record<PublishedMetric, (v: VirtualResult, p: PublishedPoint) => number> = {
+  output_throughput: (v) => v.outputThroughput,
+  output_throughput_per_gpu: (v, p) => v.outputThroughput / p.gpu_count,
+  total_throughput: (v, p) => v.requestThroughput * ((p.isl_mean_measured ?? p.isl) + (p.osl_mean_measured ?? p.osl)),
+  request_throughput: (v) => v.requestThroughput,
+  mean_ttft_ms: (v) => v.ttftMs.mean,
+  p50_ttft_ms: (v) => v.ttftMs.p50,
+  mean_tpot_ms: (v) => v.tpotMs.mean,
+  p50_tpot_ms: (v) => v.tpotMs.p50,
+  mean_itl_ms: (v) => v.itlMs.mean,
+  p50_itl_ms: (v) => v.itlMs.p50,
+  mean_e2e_ms: (v) => v.e2eMs.mean,
+  p50_e2e_ms: (v) => v.e2eMs.p50,
+};
+
+const figureOf = (p: PublishedPoint, v: VirtualResult): number => FIGURES[p.metric](v, p);
 
 export type PointPrediction = { ok: true; predicted: number; ratio: number } | { ok: false; reason: string };
 

@@ -77,7 +77,8 @@ export interface ScenarioFront {
   leader: { framework: FrameworkKey; candidate: string; capacity: number } | undefined;
 }
 
-export interface PlanPrediction {
+/** What every prediction of a plan states first: that it is the model's, of which file, model and GPU, and how good the model is. */
+export interface PredictionHead {
   /** Always true: a prediction is the simulated engine's model, never a GPU measurement. */
   simulated: true;
   file: string;
@@ -89,6 +90,9 @@ export interface PlanPrediction {
   modelError: string;
   gpu: string;
   calibrated: boolean;
+}
+
+export interface PlanPrediction extends PredictionHead {
   candidates: CandidatePrediction[];
   fronts: ScenarioFront[];
   elapsedMs: number;
