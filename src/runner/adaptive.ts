@@ -53,7 +53,8 @@ export async function runAdaptiveStrategy(ctx: RunContext, record: SearchStrateg
   ctx.log('info', `adaptive: predicting ${entries.length} candidate(s) with the engine model${[...prior.values()].some((p) => p.length) ? ` (calibrated by ${storePath})` : ''}`);
   // Repeats once nothing else can win; where the verdict then names a winner, a skipped candidate that could tie is measured too.
   const settle = async (): Promise<Settled | 'cancelled'> => {
-    await repeatLeaders(ctx, run);
+    // Repeats of what the run-wide test has not separated from the run's leader (repeats.ts inQuestionRunWide).
+    await repeatRunWide(ctx, run);
     return ctx.aborted ? 'cancelled' : { decided: decidedScenarios(ctx.plan, run.flatMap((f) => ctx.ledger.rowsOf(f.framework))) };
   };
   const result = await runAdaptive({ plan: ctx.plan, parallel: ctx.slots.size, entries, forced: entries.filter((e) => isForced(ctx.opts.force, e.framework, e.cand.id)).map((e) => e.key), prior, measure, settle, onCalibrated: (e, fit) => fit && ctx.log('info', `adaptive: ${e.key} measured; model error ${pctOf(fit.errorBefore)} -> ${pctOf(fit.errorAfter)} after fitting (prefill x${fit.factors.prefill.toFixed(2)}, decode x${fit.factors.decode.toFixed(2)})`) });
@@ -82,11 +83,6 @@ function recordSkips(ctx: RunContext, run: readonly PlanFramework[], result: Ada
     if (st) st.outcome = 'skipped (predicted)';
     ctx.emit({ type: 'candidate-end', framework: entry.framework, candidateId: entry.cand.id, status: 'skipped', reason });
   }
-}
-
-/** Repeats for the finalists the run-wide test has not separated from the run's leader (repeats.ts inQuestionRunWide). */
-async function repeatLeaders(ctx: RunContext, run: readonly PlanFramework[]): Promise<void> {
-  await repeatRunWide(ctx, run);
 }
 
 /** The manifest's search_strategy: what was measured and skipped, what the grid would have cost, the model's error before and after. */

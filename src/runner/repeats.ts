@@ -35,9 +35,9 @@ function pointOf(row: PyObject, scenario: string): RepeatPoint | undefined {
   return { scenario, rate, concurrency: typeof c === 'number' ? c : null };
 }
 
-/** The framework's own rows (not its repeats' when `withRepeats` is false), prepared as the report prepares them. */
-function frameworkWork(ctx: RunContext, f: PlanFramework, withRepeats: boolean) {
-  const rows = ctx.ledger.rowsOf(f.framework).filter((r) => withRepeats || (r.trial as { mode?: string } | undefined)?.mode !== 'repeat');
+/** These frameworks' rows (not their repeats' when `withRepeats` is false), prepared as the report prepares them. */
+function frameworkWork(ctx: RunContext, fs: readonly PlanFramework[], withRepeats: boolean) {
+  const rows = fs.flatMap((f) => ctx.ledger.rowsOf(f.framework)).filter((r) => withRepeats || (r.trial as { mode?: string } | undefined)?.mode !== 'repeat');
   return prepareWork(rows.map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], sla: ctx.plan.sla });
 }
 
@@ -95,11 +95,11 @@ export function repeatStart(s: CandidateScore, rate: number): number {
 
 /** Per candidate, the points it repeats this round: it is still in question in those scenarios (at most `k` a scenario). */
 export function finalists(ctx: RunContext, f: PlanFramework, k: number, runWide?: readonly PlanFramework[]): Map<Candidate, RepeatPoint[]> {
-  const work = frameworkWork(ctx, f, true);
+  const work = frameworkWork(ctx, [f], true);
   const settings = ctx.plan.bench.verdict;
   const vs = { minEffect: settings?.minEffect, alpha: settings?.alpha, maxRepeats: settings?.maxRepeats };
   // Adaptive: every framework's rows as well, read afresh each round (frameworks repeat side by side).
-  const all = runWide ? prepareWork(runWide.flatMap((x) => ctx.ledger.rowsOf(x.framework)).map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), { scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], sla: ctx.plan.sla }) : undefined;
+  const all = runWide ? frameworkWork(ctx, runWide, true) : undefined;
   const out = new Map<Candidate, RepeatPoint[]>();
   for (const sc of ctx.plan.scenarios) {
     const v = scenarioVerdict(work, sc.name, vs);
