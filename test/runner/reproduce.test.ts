@@ -108,7 +108,8 @@ describe("the report's benchmark command", () => {
     const row = result.rows.find((r) => r.metrics && r.benchmark_command) as unknown as { status: string; failure_reason: string | null; server_command: string; benchmark_command: string; ttft_floor: { removed_ms: number; action: string; basis: string; wall_ms: number; note?: string }; intervals: Record<'request_throughput' | 'p50_ttft_ms', [number, number]>; metrics: Record<string, number> } | undefined;
     assert.ok(row, 'a measured row');
     assert.ok(row.ttft_floor, 'the row records its TTFT floor');
-    assert.ok(['subtracted', 'uncertain'].includes(row.ttft_floor.action), JSON.stringify(row.ttft_floor));
+    // negligible: the host added under 2% of the TTFT limit (a quiet host; CI once measured 1.9 ms of a 300 ms limit), so nothing was removed.
+    assert.ok(['subtracted', 'uncertain', 'negligible'].includes(row.ttft_floor.action), JSON.stringify(row.ttft_floor));
     const again = await againAtSpeed1(d, row.server_command, row.benchmark_command);
     const p50 = row.metrics.p50_ttft_ms as number;
     const raw = p50 + row.ttft_floor.removed_ms;
@@ -117,7 +118,10 @@ describe("the report's benchmark command", () => {
     const s1 = again.intervals.p50_ttft_ms;
     const close = Math.abs(p50 / again.median_ttft_ms - 1) <= X10_TOLERANCE || (s1 !== null && within(p50, s1));
     const apart = `x10 p50 TTFT less its floor ${p50.toFixed(1)} ms vs ${again.median_ttft_ms.toFixed(1)} ms at speed 1 (${s1?.join('–') ?? 'no interval'})`;
-    if (row.ttft_floor.action === 'subtracted') assert.ok(close, `${apart}: more than ${X10_TOLERANCE * 100}% apart`);
+    if (row.ttft_floor.action === 'negligible') {
+      assert.equal(row.ttft_floor.removed_ms, 0, JSON.stringify(row.ttft_floor));
+      assert.ok(close, `${apart}: more than ${X10_TOLERANCE * 100}% apart though the floor was negligible`);
+    } else if (row.ttft_floor.action === 'subtracted') assert.ok(close, `${apart}: more than ${X10_TOLERANCE * 100}% apart`);
     else {
       // A busy machine: the floor varied too much to trust the figure, and the row says so; the correction still
       // brings it nearer the speed-1 figure than the raw reading was.

@@ -63,6 +63,22 @@ async function serverSteps(jobId: string): Promise<string[]> {
   return steps;
 }
 
+/**
+ * The jobs' allocation lines (`ID|NNodes|NodeList|AllocTRES`), waiting a little until slurmdbd lists every node of
+ * each: its NodeList can lag the allocation (CI once read `101|2|n1|...node=2` just after the job ended).
+ */
+async function allocations(ids: string[], nodes: number): Promise<string[]> {
+  let lines: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await runCommand('sacct', ['-n', '-P', '-X', '-j', ids.join(','), '-o', 'JobID,NNodes,NodeList,AllocTRES']);
+    lines = r.stdout.split('\n').filter((l) => /^\d+\|/.test(l));
+    const listed = await Promise.all(lines.map(async (l) => (await runCommand('scontrol', ['show', 'hostnames', l.split('|')[2] ?? ''])).stdout.trim().split('\n').length));
+    if (lines.length === ids.length && listed.every((n) => n === nodes)) return lines;
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  return lines;
+}
+
 /** TensorRT-LLM's jobs: one step of 4 tasks on both nodes (Slurm's accounting), rank 0 on the head served, ranks 1-3 waited as MPI workers. */
 async function assertTrtllmWorld(out: string, jobs: JobRec[], head: string, second: string): Promise<void> {
   assert.equal(jobs.length, 2, JSON.stringify(jobs));
@@ -119,9 +135,9 @@ describe('--target slurm across two nodes (real Slurm cluster, simulated engine 
       assert.deepEqual([j.node_count, j.gpus, j.gpus_per_node, j.nodes], [2, 4, 2, [head, second]], JSON.stringify(j));
     }
     // Slurm's own accounting: one allocation on both nodes with 2 GPUs each.
-    const acct = await runCommand('sacct', ['-n', '-P', '-X', '-j', jobs.map((j) => j.job_id).join(','), '-o', 'JobID,NNodes,NodeList,AllocTRES']);
+    const acct = await allocations(jobs.map((j) => j.job_id), 2);
     for (const j of jobs) {
-      const line = acct.stdout.split('\n').find((l) => l.startsWith(`${j.job_id}|`)) ?? '';
+      const line = acct.find((l) => l.startsWith(`${j.job_id}|`)) ?? '';
       const [, nnodes, nodeList, tres] = line.split('|');
       assert.equal(nnodes, '2', line);
       const names = await runCommand('scontrol', ['show', 'hostnames', nodeList ?? '']);
