@@ -88,6 +88,20 @@ export function inQuestionRunWide(v: ScenarioVerdict, framework: string, overall
   return [...kept, ...extra].sort((a, b) => b.score - a.score);
 }
 
+/**
+ * The at most `k` candidates in question that a round launches: the best first, then the fewest launched, then by
+ * score (`first` breaks what is left: a candidate already chosen for another scenario shares its launch). Ordered by
+ * score alone, a cap of 2 fed the leader and the second best every round while a tied third kept its single launch:
+ * the demo's summarization ended undecided at 17 launches against 1 (2026-12-06).
+ */
+export function roundContenders(question: readonly CandidateScore[], k: number, first?: (c: CandidateScore) => boolean): CandidateScore[] {
+  const [lead, ...rest] = [...question].sort((a, b) => b.score - a.score || Number(first?.(b)) - Number(first?.(a)));
+  if (!lead) return [];
+  const n = (c: CandidateScore): number => c.launches?.length ?? 1;
+  rest.sort((a, b) => n(a) - n(b) || b.score - a.score || Number(first?.(b)) - Number(first?.(a)));
+  return [lead, ...rest].slice(0, k);
+}
+
 /** Where a repeat of this candidate starts its local search: its search launch's knee, else its confirmed `rate`. */
 export function repeatStart(s: CandidateScore, rate: number): number {
   return localStart(rate, s.launches?.find((l) => l.launch === 'search' && l.how === 'interpolated')?.capacity);
@@ -103,12 +117,11 @@ export function finalists(ctx: RunContext, f: PlanFramework, k: number, runWide?
   const out = new Map<Candidate, RepeatPoint[]>();
   for (const sc of ctx.plan.scenarios) {
     const v = scenarioVerdict(work, sc.name, vs);
-    // Among contenders with the same score, one already chosen for another scenario goes first: its fresh server
+    // Among contenders otherwise alike, one already chosen for another scenario goes first: its fresh server
     // measures both points, so the repeats cost one launch instead of two.
     const chosen = (id: string) => [...out.keys()].some((c) => c.id === id);
     const question = all ? inQuestionRunWide(v, f.framework, scenarioVerdict(all, sc.name, vs)) : inQuestion(v);
-    const contenders = question.sort((a, b) => b.score - a.score || Number(chosen(b.candidate)) - Number(chosen(a.candidate)));
-    for (const s of contenders.slice(0, k)) {
+    for (const s of roundContenders(question, k, (c) => chosen(c.candidate))) {
       const cand = f.candidates.find((c) => c.id === s.candidate);
       const point = pointOf((work[s.row] as { row: PyObject }).row, sc.name);
       if (point && typeof point.rate === 'number') point.rate = repeatStart(s, point.rate);

@@ -1,9 +1,9 @@
 // Which candidates the runner repeats after the search (runner/repeats.ts inQuestion): the leader and its contenders
 // while undecided, a one-launch leader once, a candidate separated on one launch that could still land close; and,
-// adaptive, the same read against the run-wide verdict (inQuestionRunWide).
+// adaptive, the same read against the run-wide verdict (inQuestionRunWide); and which of them a round launches (roundContenders).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { inQuestion, inQuestionRunWide } from '../../src/runner/repeats';
+import { inQuestion, inQuestionRunWide, roundContenders } from '../../src/runner/repeats';
 import type { CandidateScore, ScenarioVerdict } from '../../src/core/results/verdict';
 
 function cand(id: string, caps: number[], lowestFail: number): CandidateScore {
@@ -56,5 +56,22 @@ describe('inQuestion', () => {
     const decided = verdict('winner', [lead, other]);
     assert.deepEqual(ids(inQuestionRunWide(own, 'sglang', decided)), []);
     assert.deepEqual(ids(inQuestionRunWide(vllm, 'vllm', decided)), []);
+  });
+});
+
+describe('roundContenders', () => {
+  test('under the cap, the leader and then the fewest launched: a tied one-launch candidate is not starved by a better-scored one', () => {
+    // The demo's summarization (2026-12-06): vllm c2 led on 17 launches, c1 took the second place every round on
+    // score, and baseline, tied at 1.9% behind, kept its single launch: undecided at the budget.
+    const c2 = cand('c2', Array.from({ length: 17 }, (_, i) => 3.3 + (i % 2) * 0.02), 3.5);
+    const c1 = cand('c1', Array.from({ length: 16 }, (_, i) => 3.27 + (i % 2) * 0.02), 3.45);
+    const baseline = cand('baseline', [3.25], 3.4);
+    assert.deepEqual(ids(roundContenders([c2, c1, baseline], 2)), ['c2', 'baseline']);
+    assert.deepEqual(ids(roundContenders([baseline, c1, c2], 3)), ['c2', 'baseline', 'c1'], 'the order given does not matter');
+    // Equal launches: by score; equal scores: the one `first` prefers (chosen for another scenario: one launch for both).
+    const a = cand('a', [3.2, 3.2], 3.4);
+    const b = cand('b', [3.2, 3.2], 3.4);
+    assert.deepEqual(ids(roundContenders([c2, c1, a, b], 2, (c) => c.candidate === 'b')), ['c2', 'b']);
+    assert.deepEqual(roundContenders([], 2), []);
   });
 });

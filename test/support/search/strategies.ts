@@ -5,7 +5,7 @@ import { fromPlainJson, type PyObject } from '../../../src/core/py/json';
 import type { RunFacts } from '../../../src/core/results/run-facts';
 import { prepareWork, type Work } from '../../../src/core/results/report/work';
 import { scenarioVerdict, type ScenarioVerdict } from '../../../src/core/results/verdict';
-import { inQuestion, inQuestionRunWide, repeatStart } from '../../../src/runner/repeats';
+import { inQuestion, inQuestionRunWide, repeatStart, roundContenders } from '../../../src/runner/repeats';
 import { runAdaptive, type AdaptiveEntry, type AdaptiveResult } from '../../../src/predict/adaptive';
 import { decidedScenarios, standingsOf } from '../../../src/predict/measured';
 import { searchAbove, searchAround } from '../../../src/predict/race';
@@ -40,7 +40,8 @@ function planSearch(t: Truth): RateSearchConfig {
 
 /**
  * The runner's repeats stage (src/runner/repeats.ts): round by round, per framework × scenario the candidates still in
- * question (inQuestion: an undecided scenario's leader and contenders, a leader with one launch; at most FINALISTS),
+ * question (inQuestion: an undecided scenario's leader and contenders, a leader with one launch; at most FINALISTS,
+ * the best and then the fewest launched: roundContenders),
  * each once more on a fresh launch searching locally from its search's knee (repeatStart), until none is or MAX_REPEATS rounds; with `global`
  * (adaptive) read against the run-wide verdict each round (inQuestionRunWide): what it separated from the run's leader is
  * not launched, what it still ties with the leader is, in every framework.
@@ -58,7 +59,7 @@ function repeatFinalists(t: Truth, entries: readonly AdaptiveEntry[], rows: Row[
       for (const sc of t.plan.scenarios) {
         const v = scenarioVerdict(work, sc.name, t.plan.bench.verdict);
         const question = all ? inQuestionRunWide(v, fw, scenarioVerdict(all, sc.name, t.plan.bench.verdict)) : inQuestion(v);
-        for (const c of question.slice(0, FINALISTS)) {
+        for (const c of roundContenders(question, FINALISTS)) {
           const e = entries.find((x) => x.framework === fw && x.cand.id === c.candidate);
           const rate = Number((work[c.row]?.row.get('trial') as Map<string, unknown> | undefined)?.get('rate'));
           if (e && Number.isFinite(rate)) chosen.set(e.cand, [...(chosen.get(e.cand) ?? []), { scenario: sc.name, rate: repeatStart(c, rate) }]);
