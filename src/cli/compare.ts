@@ -21,8 +21,8 @@ options:
   -h, --help            show this help
 
 The files are byte-identical to compare_benchmark_results.py's for well-formed
-input. Differences on purpose: a row without 'framework' gets its own table,
-and NaN/Infinity literals are refused with the line they are on.
+input, NaN/Infinity literals included (read, ranked and printed as Python does).
+A difference on purpose: a row without 'framework' gets its own table.
 
 exit status: 0 written, 1 a row could not be read, 2 bad arguments`;
 
@@ -132,7 +132,8 @@ export function runCompare(argv: string[], io: CliIO): number {
   const missing = [args.input === undefined && '--input', args.output === undefined && '--output'].filter(Boolean);
   if (missing.length) throw new UsageError(`the following arguments are required: ${missing.join(', ')}\n\n${COMPARE_HELP}`);
   const input = args.input as string;
-  const read = readRows(readInput(input), pythonPathStr(input));
+  // NaN and Infinity as Python's json reads them: the playbook's script accepts rows other Python tools wrote.
+  const read = readRows(readInput(input), pythonPathStr(input), { nonFinite: true });
   if (!read.ok) {
     // The script exits through SystemExit(message): the bare message on stderr, status 1.
     io.err.write(`${read.message}\n`);

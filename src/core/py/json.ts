@@ -66,7 +66,10 @@ function codePointIndex(s: string, unitIndex: number): number {
 
 class Parser {
   private i = 0;
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly nonFinite = false,
+  ) {}
 
   parseDocument(): PyJson {
     const s = this.s;
@@ -114,17 +117,24 @@ class Parser {
         }
         break;
       case 0x4e: // N
-        if (s.startsWith('NaN', at)) throw new ParseError('NaN is not a JSON number (write null for a missing value)', at);
+        if (s.startsWith('NaN', at)) return this.special('NaN', NaN);
         break;
       case 0x49: // I
-        if (s.startsWith('Infinity', at)) throw new ParseError('Infinity is not a JSON number (write null for a missing value)', at);
+        if (s.startsWith('Infinity', at)) return this.special('Infinity', Infinity);
         break;
       case 0x2d: // -
-        if (s.startsWith('-Infinity', at)) throw new ParseError('-Infinity is not a JSON number (write null for a missing value)', at);
+        if (s.startsWith('-Infinity', at)) return this.special('-Infinity', -Infinity);
         break;
     }
     if (c === 0x2d || isDigit(c)) return this.number();
     throw new ParseError('Expecting value', at);
+  }
+
+  /** NaN, Infinity or -Infinity: read as Python reads them when asked for (nonFinite), else refused. */
+  private special(literal: string, value: number): number {
+    if (!this.nonFinite) throw new ParseError(`${literal} is not a JSON number (write null for a missing value)`, this.i);
+    this.i += literal.length;
+    return value;
   }
 
   private number(): number | bigint {
@@ -307,13 +317,14 @@ class Parser {
 }
 
 /**
- * Parses one JSON text like Python's json.loads, except that NaN, Infinity and -Infinity
- * literals are refused (a deliberate difference: they are not JSON and silently poison ranks).
+ * Parses one JSON text like Python's json.loads. NaN, Infinity and -Infinity literals are refused
+ * (they are not JSON and silently poison ranks) unless `nonFinite`: `compare` reads them as the
+ * playbook's script does, since rows written by Python tools contain them.
  * The message reads like Python's: `Expecting ',' delimiter: line 1 column 12 (char 11)`.
  */
-export function parsePyJson(text: string): JsonParse {
+export function parsePyJson(text: string, opts: { nonFinite?: boolean } = {}): JsonParse {
   try {
-    return { ok: true, value: new Parser(text).parseDocument() };
+    return { ok: true, value: new Parser(text, opts.nonFinite === true).parseDocument() };
   } catch (e) {
     if (!(e instanceof ParseError)) throw e;
     const pos = codePointIndex(text, e.pos);

@@ -1,7 +1,7 @@
 // `autobench compare`'s two outputs, byte for byte as the playbook's compare script writes them
 // (CONTRACTS.md), with its deliberate differences: a framework-less row lands in its own table.
 import type { PyJson, PyObject } from '../py/json';
-import { pyGet, pyStr, pyStrCompare as comparePy } from '../py/ops';
+import { pyGet, pyStr, pyStrCompare as comparePy, pyTruthy } from '../py/ops';
 import { artifactSummary, EXTRA_METRICS, extraMetricValue, latencyValue, mdCell } from './compare-values';
 import { bestByFrameworkAndScenario, rankedWins, rankRows, serverCommandOf, slaPassedAsWritten, sortByRankDesc, type Ranked } from './rank';
 
@@ -150,7 +150,11 @@ function csvLine(r: Ranked): string {
   const hardware = d.get('hardware');
   let line = `${csvField(csvValue(d.get('framework')))},${csvField(r.scenario)},${csvField(csvValue(d.get('candidate_id')))},${csvField(csvValue(d.get('status')))},${r.key[1] === 1 ? 'True' : 'False'}`;
   for (const name of CSV_METRICS) line += `,${csvField(csvValue(metrics instanceof Map ? metrics.get(name) : undefined))}`;
-  for (const m of EXTRA_METRICS) line += `,${csvField(csvValue(extraMetricValue(d, m, metrics)))}`;
+  // The script writes these three as `value or ""`: a falsy value (0, 0.0, False, "") is an empty field, though the table prints it.
+  for (const m of EXTRA_METRICS) {
+    const v = extraMetricValue(d, m, metrics);
+    line += `,${pyTruthy(v) ? csvField(csvValue(v)) : ''}`;
+  }
   return `${line},${csvField(csvValue(hardware instanceof Map ? hardware.get('gpu_count') : undefined))},${csvField(serverCommandOf(d))},${csvField(csvValue(d.get('failure_reason')))}\r\n`;
 }
 

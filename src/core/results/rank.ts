@@ -1,6 +1,7 @@
 // The playbook's ranking, exactly (CONTRACTS.md): the rank key, winner candidates, the scenario
 // fallback and the best row per (framework, scenario), with Python's tuple and sort semantics.
 import type { PyJson, PyObject } from '../py/json';
+import { pySortedDesc } from '../py/listsort';
 import { pyBoolish, pyFloat, pyGet, pyStr, pyStrCompare, pyTruthy } from '../py/ops';
 
 /** Where a value is missing, latency and GPU count rank as the worst possible value. */
@@ -47,20 +48,39 @@ export function rankKey(row: PyObject): RankKey {
   ];
 }
 
-/** Python's `a < b` on two tuples of floats: the first unequal element decides (NaN is never equal). */
-export function tupleLt(a: readonly number[], b: readonly number[]): boolean {
+/**
+ * Which rank-key elements are the JSON `NaN` itself, a bit per index. Python's json returns one NaN object for every
+ * `NaN` literal and tuples compare elements by identity first, so two rows' req/s or output tok/s NaN are equal there;
+ * a NaN from a string (`float("nan")`) or negated (the latency and GPU elements) is a new object, equal to nothing.
+ */
+export function sameNaNMask(row: PyObject): number {
+  const metrics = row.get('metrics');
+  if (!(metrics instanceof Map)) return 0;
+  const literal = (key: string): boolean => {
+    const v = metrics.get(key);
+    return typeof v === 'number' && Number.isNaN(v);
+  };
+  return (literal('request_throughput') ? 1 << 2 : 0) | (literal('output_token_throughput') ? 1 << 3 : 0);
+}
+
+/**
+ * Python's `a < b` on two tuples of floats: the first unequal element decides (NaN is never equal to a number, and
+ * equal to a NaN only where both masks say it is the same object: sameNaNMask).
+ */
+export function tupleLt(a: readonly number[], b: readonly number[], ma = 0, mb = 0): boolean {
   const n = Math.min(a.length, b.length);
+  const same = ma & mb;
   for (let i = 0; i < n; i++) {
     const x = a[i] as number;
     const y = b[i] as number;
-    if (x === y) continue;
+    if (x === y || (same & (1 << i)) !== 0) continue;
     return x < y;
   }
   return a.length < b.length;
 }
 
-export function tupleGt(a: readonly number[], b: readonly number[]): boolean {
-  return tupleLt(b, a);
+export function tupleGt(a: readonly number[], b: readonly number[], ma = 0, mb = 0): boolean {
+  return tupleLt(b, a, mb, ma);
 }
 
 /** A row that may win: status ok and sla.passed true as written. */
@@ -106,6 +126,8 @@ export interface Ranked {
   framework: string;
   /** Position in the input: the tie-breaker that keeps Python's stable sort order. */
   index: number;
+  /** sameNaNMask of the row. */
+  same: number;
 }
 
 /** Status ok and sla.passed true, read off the key. */
@@ -114,11 +136,17 @@ export function rankedWins(r: Ranked): boolean {
 }
 
 export function rankRows(rows: readonly PyObject[]): Ranked[] {
-  return rows.map((row, index) => ({ row, key: rankKey(row), scenario: scenarioOf(row), framework: frameworkOf(row), index }));
+  return rows.map((row, index) => ({ row, key: rankKey(row), scenario: scenarioOf(row), framework: frameworkOf(row), index, same: sameNaNMask(row) }));
 }
 
-/** sorted(items, key=rank_key, reverse=True): best first, equal keys keep input order. */
-export function sortByRankDesc<T extends { key: RankKey }>(items: readonly T[]): T[] {
+const hasNaN = (items: readonly { key: RankKey }[]): boolean => items.some((r) => r.key.some(Number.isNaN));
+
+/**
+ * sorted(items, key=rank_key, reverse=True): best first, equal keys keep input order. A NaN makes `<` inconsistent,
+ * and then only CPython's own sort (py/listsort.ts) puts the rows where the script does.
+ */
+export function sortByRankDesc<T extends { key: RankKey; same?: number }>(items: readonly T[]): T[] {
+  if (hasNaN(items)) return pySortedDesc(items, (a, b) => tupleLt(a.key, b.key, a.same, b.same));
   return [...items].sort((a, b) => (tupleLt(b.key, a.key) ? -1 : tupleLt(a.key, b.key) ? 1 : 0));
 }
 
@@ -138,10 +166,11 @@ export function bestByFrameworkAndScenario(ranked: readonly Ranked[]): Ranked[] 
     if (at === undefined) {
       byScenario.set(r.scenario, slots.length);
       slots.push(r);
-    } else if (tupleGt(r.key, (slots[at] as Ranked).key)) {
+    } else if (tupleGt(r.key, (slots[at] as Ranked).key, r.same, (slots[at] as Ranked).same)) {
       slots[at] = r;
     }
   }
+  if (hasNaN(slots)) return pySortedDesc(slots, (a, b) => (a.scenario !== b.scenario ? pyStrCompare(a.scenario, b.scenario) < 0 : tupleLt(a.key, b.key, a.same, b.same)));
   return slots.sort((a, b) => {
     const s = pyStrCompare(b.scenario, a.scenario);
     if (s !== 0) return s;

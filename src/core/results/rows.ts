@@ -123,14 +123,15 @@ export function splitLines(text: string): string[] {
 /**
  * Reads JSONL as the playbook's script does: blank (whitespace-only) lines skipped, the first bad
  * line stops everything with `<path>:<line>: invalid JSON: ...` or `... expected a JSON object`.
+ * NaN/Infinity literals only with `nonFinite` (compare).
  */
-export function readRows(text: string, displayPath: string): ReadRows {
+export function readRows(text: string, displayPath: string, opts: { nonFinite?: boolean } = {}): ReadRows {
   const rows: RowRecord[] = [];
   const lines = splitLines(text);
   for (let i = 0; i < lines.length; i++) {
     const stripped = pyStrip(lines[i] ?? '');
     if (!stripped) continue;
-    const parsed = parsePyJson(stripped);
+    const parsed = parsePyJson(stripped, opts);
     if (!parsed.ok) return { ok: false, line: i + 1, message: `${displayPath}:${i + 1}: invalid JSON: ${parsed.message}` };
     if (!isPyObject(parsed.value)) return { ok: false, line: i + 1, message: `${displayPath}:${i + 1}: expected a JSON object` };
     rows.push({ line: i + 1, data: parsed.value });

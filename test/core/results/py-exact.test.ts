@@ -3,6 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePyJson, pyStrip, type PyJson } from '../../../src/core/py/json';
+import { pyListSort, pySortedDesc } from '../../../src/core/py/listsort';
 import { pyBoolish, pyFloat, pyFormatFixed2, pyRepr, pyStr, pyStrCompare, pyTruthy } from '../../../src/core/py/ops';
 
 const parse = (s: string): PyJson => {
@@ -138,13 +139,50 @@ describe('json.loads', () => {
     assert.equal(parseError('["\u{1F600}" x]'), "Expecting ',' delimiter: line 1 column 6 (char 5)");
   });
 
-  test('NaN and Infinity literals are refused (a deliberate difference: Python reads them)', () => {
+  test('NaN and Infinity literals are refused unless asked for (compare reads them, as Python does)', () => {
     assert.match(parseError('{"a": NaN}'), /^NaN is not a JSON number .*: line 1 column 7 \(char 6\)$/);
     assert.match(parseError('[Infinity]'), /^Infinity is not a JSON number/);
     assert.match(parseError('[-Infinity]'), /^-Infinity is not a JSON number/);
   });
 
+  test('with nonFinite, NaN, Infinity and -Infinity are the numbers Python reads', () => {
+    const r = parsePyJson('[NaN, Infinity, -Infinity, -1]', { nonFinite: true });
+    assert.ok(r.ok);
+    assert.deepEqual(r.value, [NaN, Infinity, -Infinity, -1n]);
+    assert.equal(parsePyJson('[+Infinity]', { nonFinite: true }).ok, false);
+  });
+
   test('hostile nesting ends in an error, not a stack overflow', () => {
     assert.match(parseError('['.repeat(100_000)), /nesting too deep/);
+  });
+});
+
+describe("CPython's list.sort (py/listsort.ts)", () => {
+  test('with a consistent `<` it is a stable sort, at every size and shape (runs, reversals, duplicates, galloping)', () => {
+    let seed = 7;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const n of [0, 1, 2, 5, 63, 64, 65, 200, 1000, 5000]) {
+      for (const shape of ['random', 'dups', 'sorted', 'reversed', 'sawtooth']) {
+        const xs = Array.from({ length: n }, (_, i) => {
+          const v = shape === 'random' ? rand() : shape === 'dups' ? Math.floor(rand() * 5) : shape === 'sorted' ? i : shape === 'reversed' ? n - i : i % 37;
+          return { v, i };
+        });
+        const mine = [...xs];
+        pyListSort(mine, (a, b) => a.v < b.v);
+        const stable = [...xs].sort((a, b) => a.v - b.v || a.i - b.i);
+        assert.deepEqual(mine.map((x) => x.i), stable.map((x) => x.i), `${shape} ${n}`);
+        assert.deepEqual(pySortedDesc(xs, (a, b) => a.v < b.v).map((x) => x.i), [...xs].sort((a, b) => b.v - a.v || a.i - b.i).map((x) => x.i), `desc ${shape} ${n}`);
+      }
+    }
+  });
+
+  test('with NaN it compares what CPython compares, so the order is the one Python leaves', () => {
+    // Python 3.11.7: sorted([3.0, nan, 1.0, 2.0]) is [3.0, nan, 1.0, 2.0]; sorted([2.0, 1.0, nan, 0.5]) is [0.5, 1.0, 2.0, nan].
+    const a = [3, NaN, 1, 2];
+    pyListSort(a, (x, y) => x < y);
+    assert.deepEqual(a, [3, NaN, 1, 2]);
+    const b = [2, 1, NaN, 0.5];
+    pyListSort(b, (x, y) => x < y);
+    assert.deepEqual(b, [0.5, 1, 2, NaN]);
   });
 });
