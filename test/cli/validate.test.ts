@@ -114,6 +114,26 @@ describe('autobench validate', () => {
     assert.ok(!/sglang:|tensorrt_llm:|tokenspeed:/.test(r.out), 'frameworks without a snapshot keep the built-in table');
   });
 
+  test('--help-dir: a flag named anywhere in a file the playbook validator reads counts, as it does there (with a warning)', () => {
+    // The reference (validate_cookbook_configs.py at afb306e, _extract_help_flags) takes every `--name` in every *.txt
+    // whose name holds "vllm" and "serve", option line or not: with this notes file it no longer reports
+    // long_prefill_token_threshold (run with Python 3.11.7: the two partial-prefill flags are still unknown).
+    const cfg = join(UPSTREAM, 'qwen3-235b-a22b.yaml');
+    const help = join(dir, 'help-066-notes');
+    cpSync(join(HELP, 'vllm', 'v0.6.6'), help, { recursive: true });
+    writeFileSync(join(help, 'vllm_serve_notes.txt'), 'Notes on this capture: later releases add --long-prefill-token-threshold (used by the cookbook).\n');
+    const r = run(['validate', '--help-dir', help, cfg]);
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.ok(!r.out.includes("'long_prefill_token_threshold'"), r.out);
+    assert.match(r.out, /vllm: unknown or unsupported server flag 'max_num_partial_prefills'/);
+    assert.match(r.err, /warning: vllm: long_prefill_token_threshold is on no option line of the captured --help; vllm_serve_notes\.txt names it, so it is accepted .*\[flag-mentioned-only\]/);
+    // A file the reference does not read (no "serve" in its name) adds nothing.
+    const other = join(dir, 'help-066-other');
+    cpSync(join(HELP, 'vllm', 'v0.6.6'), other, { recursive: true });
+    writeFileSync(join(other, 'vllm_notes.txt'), 'see --long-prefill-token-threshold\n');
+    assert.match(run(['validate', '--help-dir', other, cfg]).out, /unknown or unsupported server flag 'long_prefill_token_threshold'/);
+  });
+
   test('a snapshot adds flags the built-in table lacks', () => {
     const f = join(dir, 'snap-adds.yaml');
     writeFileSync(f, mutate('      max_model_len: 12288\n', '      max_model_len: 12288\n      enable_force_include_usage: true\n'));

@@ -3,7 +3,7 @@ import { FRAMEWORKS, type FrameworkKey } from '../frameworks/types';
 import { builtinFlag, frameworkSpec } from '../frameworks';
 import { shlexSplit, ShellSyntaxError } from '../candidates/shell';
 import type { FindingSink } from './context';
-import { findFlag, knownFlagsFor, suggestFlags, type SnapshotFlags } from './known-flags';
+import { findFlag, knownFlagsFor, mentionOf, suggestFlags, type SnapshotFlags } from './known-flags';
 import type { ConfigKind, FrameworkSection, PlaybookModel } from './model';
 import { isPyMap, pyRepr, type PyMap, type PyValue } from '../py/value';
 import type { YamlPath } from './yaml-doc';
@@ -138,6 +138,14 @@ function reportUnknownFlag(sink: FindingSink, fw: FrameworkKey, known: Framework
   sink.error('unknown-flag', `${fw}: unknown or unsupported server flag ${pyRepr(key)}`, path, { onKey: true, fixes });
 }
 
+/**
+ * A key on no option line of the captures, but named elsewhere in a file the playbook's validator reads (a notes file,
+ * prose): accepted as that validator accepts it, with a warning to check the flag exists in this CLI version.
+ */
+function reportMentionOnly(sink: FindingSink, fw: FrameworkKey, path: YamlPath, key: string, file: string): void {
+  sink.warn('flag-mentioned-only', `${fw}: ${key} is on no option line of the captured --help; ${file.split(/[\\/]/).pop() ?? file} names it, so it is accepted (as the playbook's validator does): check that this CLI version has the flag`, path, { onKey: true });
+}
+
 /** Unknown flags: every distinct key of base then search, in document order; false when a key is not a string. */
 function checkFlagNames(sink: FindingSink, fw: FrameworkKey, sec: FrameworkSection, text: string): boolean {
   const at: YamlPath = ['frameworks', fw];
@@ -161,7 +169,10 @@ function checkFlagNames(sink: FindingSink, fw: FrameworkKey, sec: FrameworkSecti
       }
       if (seen.has(key)) continue;
       seen.add(key);
-      if (!known.groupedSummaryOnly && !findFlag(known, key)) reportUnknownFlag(sink, fw, known, [...at, where, key], key, text);
+      if (known.groupedSummaryOnly || findFlag(known, key)) continue;
+      const mention = mentionOf(known, key);
+      if (mention) reportMentionOnly(sink, fw, [...at, where, key], key, mention);
+      else reportUnknownFlag(sink, fw, known, [...at, where, key], key, text);
     }
   }
   return usable;

@@ -12,6 +12,11 @@ export interface KnownFlags {
   /** The snapshot is vLLM's grouped summary and lists no options. */
   groupedSummaryOnly: boolean;
   flags: FlagSpec[];
+  /**
+   * Flag names the snapshot folder mentions anywhere (the playbook validator's reading: any `--name` in a file whose
+   * name holds the framework's words), with the file: a key found only here is accepted, with a warning.
+   */
+  mentioned?: ReadonlyMap<string, string>;
 }
 
 /** Per framework, the snapshot flags in force (frameworks absent here use the built-in table). */
@@ -41,6 +46,21 @@ function indexOf(flags: FlagSpec[]): Map<string, FlagSpec> {
     indexCache.set(flags, idx);
   }
   return idx;
+}
+
+/**
+ * The file that mentions a config key's flag as the playbook's validator spells it (`--max-running-requests`;
+ * TensorRT-LLM's key as written), in either spelling, if any (KnownFlags.mentioned).
+ */
+export function mentionOf(known: KnownFlags, key: string): string | undefined {
+  const names = known.mentioned;
+  if (!names) return undefined;
+  const concrete = known.framework === 'tensorrt_llm' ? key : key.replace(/_/g, '-');
+  for (const n of [concrete, concrete.replace(/-/g, '_'), concrete.replace(/_/g, '-')]) {
+    const file = names.get(n);
+    if (file) return file;
+  }
+  return undefined;
 }
 
 /** The flag a config key names, accepting `_`/`-` spellings and aliases. */

@@ -1,7 +1,7 @@
 // Turns a folder of captured --help texts into the per-framework flag sets validation checks against.
 import { basename, dirname } from 'node:path';
 import { FRAMEWORKS } from '../frameworks/types';
-import { captureProblem, catalogToFlagSpecs, mergeCatalogs, parseHelp, readHelpFile, readServerCaptures } from '../help';
+import { captureProblem, catalogToFlagSpecs, flagMentions, mergeCatalogs, parseHelp, readHelpFile, readServerCaptures } from '../help';
 import type { FlagCatalog, IgnoredCapture } from '../help';
 import type { FrameworkKey } from '../frameworks/types';
 import type { KnownFlags, SnapshotFlags } from './known-flags';
@@ -62,6 +62,7 @@ export function loadSnapshotFiles(files: Partial<Record<FrameworkKey, string[]>>
 /** Reads every server snapshot in `dir`; frameworks without one keep the built-in table. */
 export function loadSnapshotFlags(dir: string): LoadedSnapshots {
   const { catalogs, ignored } = readServerCaptures(dir);
+  const mentions = flagMentions(dir);
   const flags: SnapshotFlags = {};
   const missing: string[] = [];
   for (const fw of FRAMEWORKS) {
@@ -70,7 +71,8 @@ export function loadSnapshotFlags(dir: string): LoadedSnapshots {
       missing.push(fw);
       continue;
     }
-    flags[fw] = knownFromCatalog(fw, entry.files, entry.catalog, dir);
+    const mentioned = mentions.get(fw);
+    flags[fw] = { ...knownFromCatalog(fw, entry.files, entry.catalog, dir), ...(mentioned ? { mentioned } : {}) };
   }
   return { flags, missing, ignored };
 }

@@ -41,14 +41,20 @@ function walkTxt(dir: string, depth: number, out: string[]): void {
  * and other files are skipped. Client (benchmark) captures are listed too, with role `client`.
  */
 export function discoverSnapshots(dir: string): SnapshotFile[] {
-  const paths: string[] = [];
-  walkTxt(dir, 0, paths);
+  const paths = listTxtFiles(dir);
   const out: SnapshotFile[] = [];
-  for (const path of paths.sort((a, b) => compareRelative(dir, a, b))) {
+  for (const path of paths) {
     const cls = classifySnapshotFile(path);
     if (cls) out.push({ path, framework: cls.framework, role: cls.role });
   }
   return out;
+}
+
+/** Every regular `*.txt` in `dir` and the folders below it, sorted by path under `dir` (what `rglob("*.txt")` yields). */
+export function listTxtFiles(dir: string): string[] {
+  const paths: string[] = [];
+  walkTxt(dir, 0, paths);
+  return paths.sort((a, b) => compareRelative(dir, a, b));
 }
 
 function compareRelative(dir: string, a: string, b: string): number {

@@ -3,6 +3,7 @@ export { parseHelp } from './parse';
 export type { ParseHint } from './parse';
 export { classifySnapshotFile } from './classify';
 export { discoverSnapshots } from './discover';
+export { flagMentions, type FlagMentions } from './mentions';
 export { captureProblem, loadServerCatalogs, mergeCatalogs, readHelpFile, readServerCaptures } from './snapshots';
 export type { IgnoredCapture, ServerCaptures } from './snapshots';
 export { catalogToFlagSpecs, lookupFlag, optionToKey } from './flag-specs';
