@@ -1,4 +1,5 @@
-// The command table: every command id (command-ids.ts, the same as package.json) with its handler, registered in one loop.
+// The command table: every command id (command-ids.ts, the same as package.json) with its handler and whether it needs a
+// trusted workspace, registered in one loop that checks trust (guarded).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { VALIDATE_FILES_REQUEST, type ValidateFilesResult } from '../shared/protocol';
@@ -11,6 +12,7 @@ import { doctor } from './doctor';
 import { optionsOf } from './run-inputs';
 import { selectTarget, setHfToken } from './run-setup';
 import { revokeApprovals } from './secret-consent';
+import { refuseUntrusted } from './trust';
 import type { Runs } from './runs';
 import { compareRuns, deleteRun, openRunLog, openRunRows, runPick, workspaceRuns, type RunsView } from './runs-view';
 import type { SummaryPanels } from './summary-panel';
@@ -76,7 +78,12 @@ async function showCandidates(documents: CommandsDocuments, uriArg: unknown, fra
 function candidatePick(d: CommandDeps, uri: unknown, fw: unknown, opts: unknown): Promise<unknown> {
   const given = typeof opts === 'object' && opts !== null ? (opts as { candidate?: string; action?: CandidateAction }) : undefined;
   return pickCandidate(
-    { ctx: d.ctx, showListing: (u, f) => showListing(d.documents, u, f), run: (u, f, candidate) => d.runs.start(u, f, { kind: 'candidate' }, { ...optionsOf(opts), candidate }) },
+    {
+      ctx: d.ctx,
+      showListing: (u, f) => showListing(d.documents, u, f),
+      // Through the command, so that its trust check applies.
+      run: async (u, f, candidate) => vscode.commands.executeCommand(COMMAND_IDS.runCandidate, u.toString(), f, { ...optionsOf(opts), candidate }),
+    },
     uri,
     fw,
     given,
@@ -94,33 +101,51 @@ async function validateWorkspace(ctx: AutobenchContext): Promise<ValidateFilesRe
   return res;
 }
 
+/** A command's handler, and what it would do that Restricted Mode forbids (it runs or connects): the refusal's words. */
+export interface CommandEntry {
+  run: CommandHandler;
+  /** Set: refused in an untrusted workspace with "trust this workspace to <trust>" (trust.ts), before the handler runs. */
+  trust?: string;
+}
+
+const plain = (run: CommandHandler): CommandEntry => ({ run });
+const trusted = (trust: string, run: CommandHandler): CommandEntry => ({ run, trust });
+
 /** Every command: the Record type makes a missing or unknown id a compile error. */
-export function commandTable(d: CommandDeps): Record<CommandId, CommandHandler> {
+export function commandTable(d: CommandDeps): Record<CommandId, CommandEntry> {
   return {
-    [COMMAND_IDS.validateWorkspace]: () => validateWorkspace(d.ctx),
-    [COMMAND_IDS.showCandidates]: (uri, framework) => showCandidates(d.documents, uri, framework),
-    [COMMAND_IDS.pickCandidate]: (uri, framework, opts) => candidatePick(d, uri, framework, opts),
-    [COMMAND_IDS.openSummary]: (arg, opts) => openSummary(d, arg, opts),
-    [COMMAND_IDS.runBaseline]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'baseline' }, optionsOf(opts)),
-    [COMMAND_IDS.runCandidate]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'candidate' }, optionsOf(opts)),
-    [COMMAND_IDS.runAll]: (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'all' }, optionsOf(opts)),
-    [COMMAND_IDS.cancelRun]: () => d.runs.cancel(),
-    [COMMAND_IDS.selectTarget]: () => selectTarget(d.ctx.log),
-    [COMMAND_IDS.setHfToken]: () => setHfToken(d.ctx.extension.secrets),
-    [COMMAND_IDS.captureHelp]: (uri, opts) => captureHelp(d.ctx, uri, optionsOf(opts)),
-    [COMMAND_IDS.checkTarget]: (uri, opts) => doctor(d.ctx, uri, optionsOf(opts)),
-    [COMMAND_IDS.refreshRuns]: () => d.runsView.refresh(),
-    [COMMAND_IDS.compareRuns]: (...args) => compareRuns(args),
-    [COMMAND_IDS.openRunRows]: (run) => openRunRows(run),
-    [COMMAND_IDS.openRunLog]: (run) => openRunLog(run),
-    [COMMAND_IDS.deleteRun]: (run) => deleteRun(run, d.runsView),
-    [COMMAND_IDS.rerunRun]: (run, opts) => d.runs.again(run, 'rerun', optionsOf(opts)),
-    [COMMAND_IDS.resumeRun]: (run, opts) => d.runs.again(run, 'resume', optionsOf(opts)),
-    [COMMAND_IDS.revokeSecretApprovals]: (given) => revokeApprovals(d.ctx.extension, d.ctx.log, given),
+    [COMMAND_IDS.validateWorkspace]: plain(() => validateWorkspace(d.ctx)),
+    [COMMAND_IDS.showCandidates]: plain((uri, framework) => showCandidates(d.documents, uri, framework)),
+    // Its Run action goes through runCandidate's entry, so it is refused there.
+    [COMMAND_IDS.pickCandidate]: plain((uri, framework, opts) => candidatePick(d, uri, framework, opts)),
+    [COMMAND_IDS.openSummary]: plain((arg, opts) => openSummary(d, arg, opts)),
+    [COMMAND_IDS.runBaseline]: trusted('run its configs', (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'baseline' }, optionsOf(opts))),
+    [COMMAND_IDS.runCandidate]: trusted('run its configs', (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'candidate' }, optionsOf(opts))),
+    [COMMAND_IDS.runAll]: trusted('run its configs', (uri, fw, opts) => d.runs.start(uri, fw, { kind: 'all' }, optionsOf(opts))),
+    [COMMAND_IDS.cancelRun]: plain(() => d.runs.cancel()),
+    [COMMAND_IDS.selectTarget]: trusted('choose where it runs', () => selectTarget(d.ctx.log)),
+    [COMMAND_IDS.setHfToken]: plain(() => setHfToken(d.ctx.extension.secrets)),
+    [COMMAND_IDS.captureHelp]: trusted('capture --help texts from a target', (uri, opts) => captureHelp(d.ctx, uri, optionsOf(opts))),
+    [COMMAND_IDS.checkTarget]: trusted('check a run target (doctor)', (uri, opts) => doctor(d.ctx, uri, optionsOf(opts))),
+    [COMMAND_IDS.refreshRuns]: plain(() => d.runsView.refresh()),
+    [COMMAND_IDS.compareRuns]: plain((...args) => compareRuns(args)),
+    [COMMAND_IDS.openRunRows]: plain((run) => openRunRows(run)),
+    [COMMAND_IDS.openRunLog]: plain((run) => openRunLog(run)),
+    [COMMAND_IDS.deleteRun]: plain((run) => deleteRun(run, d.runsView)),
+    [COMMAND_IDS.rerunRun]: trusted('run its runs again', (run, opts) => d.runs.again(run, 'rerun', optionsOf(opts))),
+    [COMMAND_IDS.resumeRun]: trusted('resume its runs', (run, opts) => d.runs.again(run, 'resume', optionsOf(opts))),
+    [COMMAND_IDS.revokeSecretApprovals]: plain((given) => revokeApprovals(d.ctx.extension, d.ctx.log, given)),
   };
+}
+
+/** The handler VS Code calls: the one place Workspace Trust is checked (a trusted-only entry refuses first). */
+export function guarded(entry: CommandEntry, log: vscode.LogOutputChannel): CommandHandler {
+  const { run, trust } = entry;
+  if (trust === undefined) return run;
+  return (...args) => refuseUntrusted(trust, log) ?? run(...args);
 }
 
 /** Registers the table for the extension's lifetime (commands outlive client restarts). */
 export function registerCommands(d: CommandDeps): void {
-  for (const [id, handler] of Object.entries(commandTable(d))) d.ctx.pushExtension(vscode.commands.registerCommand(id, handler));
+  for (const [id, entry] of Object.entries(commandTable(d))) d.ctx.pushExtension(vscode.commands.registerCommand(id, guarded(entry, d.ctx.log)));
 }

@@ -7,7 +7,6 @@ import { COMMAND_IDS } from './command-ids';
 import type { AutobenchContext } from './context';
 import { askHostKey, simBinDir, slurmOptionsOf, targetOf, uriOf, type RunCommandOptions } from './run-inputs';
 import { withoutSecretVariables } from './secret-approvals';
-import { refuseUntrusted, type Refusal } from './trust';
 
 /** The Output channel and the status-bar item, made on first use and kept for the extension's lifetime. */
 interface DoctorView {
@@ -51,10 +50,8 @@ function show(v: DoctorView, r: DoctorReport): void {
   v.status.show();
 }
 
-/** Resolves with the report, a Refusal in an untrusted workspace, or undefined when the checks could not run. */
-export async function doctor(ctx: AutobenchContext, uriArg: unknown, opts: RunCommandOptions): Promise<DoctorReport | Refusal | undefined> {
-  const refused = refuseUntrusted('check a run target (doctor)', ctx.log);
-  if (refused) return refused;
+/** Resolves with the report, or undefined when the checks could not run (Restricted Mode refuses before: commands.ts). */
+export async function doctor(ctx: AutobenchContext, uriArg: unknown, opts: RunCommandOptions): Promise<DoctorReport | undefined> {
   const v = viewOf(ctx);
   const target = targetOf(opts);
   try {

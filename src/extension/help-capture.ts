@@ -6,13 +6,10 @@ import { captureHelpSnapshots, PlanError } from '../runner';
 import type { AutobenchContext } from './context';
 import { askHostKey, helpDirOf, simBinDir, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
 import { withoutSecretVariables } from './secret-approvals';
-import { refuseUntrusted, type Refusal } from './trust';
 import { writeHelpDir } from './settings';
 
 /** Resolves with the snapshot files written, or undefined when nothing could be captured. */
-export async function captureHelp(ctx: AutobenchContext, uriArg: unknown, opts: RunCommandOptions): Promise<string[] | Refusal | undefined> {
-  const refused = refuseUntrusted('capture --help texts from a target', ctx.log);
-  if (refused) return refused;
+export async function captureHelp(ctx: AutobenchContext, uriArg: unknown, opts: RunCommandOptions): Promise<string[] | undefined> {
   const uri = uriOf(uriArg);
   if (!uri) {
     void vscode.window.showInformationMessage('Autobench: open a plan or config to capture its frameworks\' --help texts.');

@@ -5,7 +5,6 @@ import { HF_TOKEN_KEY } from './run-inputs';
 import { SETTINGS } from './settings-model';
 import { readSettings, writeRunTarget } from './settings';
 import { slurmTargets } from './slurm-targets';
-import { refuseUntrusted, type Refusal } from './trust';
 
 /** The open editor's text when it is YAML (its `slurm:` block may name a partition), else undefined. */
 function openPlanText(): string | undefined {
@@ -31,10 +30,8 @@ async function targetItems(log: vscode.LogOutputChannel, current: string): Promi
 }
 
 /** Picks a target and stores it as the workspace's run target; the list fills in once sinfo answered (a few seconds at most). */
-export async function selectTarget(log: vscode.LogOutputChannel): Promise<string | Refusal | undefined> {
-  // The list probes this host (sinfo) and the choice is a restricted setting, ignored in Restricted Mode anyway.
-  const refused = refuseUntrusted('choose where it runs', log);
-  if (refused) return refused;
+export async function selectTarget(log: vscode.LogOutputChannel): Promise<string | undefined> {
+  // The list probes this host (sinfo) and the choice is a restricted setting: trusted workspaces only (commands.ts).
   const current = readSettings().run.target;
   const picked = await vscode.window.showQuickPick(targetItems(log, current), { title: 'Autobench target', placeHolder: `Where runs start servers (now: ${current})` });
   if (!picked) return undefined;

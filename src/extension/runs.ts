@@ -16,7 +16,6 @@ import { runPlanInWorker, type WorkerRunRequest } from './run-worker-client';
 import { RUNS_FOLDER, runOf } from './runs-view';
 import { secretsForRun } from './secret-consent';
 import type { SummaryPanels } from './summary-panel';
-import { refuseUntrusted, type Refusal } from './trust';
 
 /** What a waited-for run command returns: the runner's result and how many trial rows the live panel showed. */
 export type EditorRunResult = RunResult & { liveRows: number; notice: RunNotice; summaryCounts: string; problemAt?: Position; goTo?: vscode.Command; secrets: RunSecretNames };
@@ -113,9 +112,7 @@ export class Runs {
     return choice === runAnyway;
   }
 
-  async start(uriArg: unknown, fwArg: unknown, which: Which, opts: RunCommandOptions): Promise<EditorRunResult | Refusal | undefined> {
-    const refused = refuseUntrusted('run its configs', this.ctx.log);
-    if (refused) return refused;
+  async start(uriArg: unknown, fwArg: unknown, which: Which, opts: RunCommandOptions): Promise<EditorRunResult | undefined> {
     const uri = uriOf(uriArg);
     const framework = typeof fwArg === 'string' ? fwArg : undefined;
     if (!uri || !framework) {
@@ -154,9 +151,7 @@ export class Runs {
    * A run of the Runs view again: `rerun` measures the plan it ran (its plan.yaml) with the same frameworks and
    * candidates into a new folder; `resume` continues it in its own folder, keeping every finished trial.
    */
-  async again(runArg: unknown, mode: 'rerun' | 'resume', opts: RunCommandOptions): Promise<EditorRunResult | Refusal | undefined> {
-    const refused = refuseUntrusted(mode === 'rerun' ? 'run its runs again' : 'resume its runs', this.ctx.log);
-    if (refused) return refused;
+  async again(runArg: unknown, mode: 'rerun' | 'resume', opts: RunCommandOptions): Promise<EditorRunResult | undefined> {
     const run = await runOf(runArg, mode === 'rerun' ? 'Run a run again' : 'Resume a run');
     if (!run) return undefined;
     if (this.running) {

@@ -54,6 +54,11 @@ describe('architecture', () => {
     assert.deepEqual(edges('src/extension').filter((e) => e.to.startsWith('src/exec')), []);
   });
 
+  test('Workspace Trust is checked in one place: the command table (commands.ts guarded), no handler calls the guard', () => {
+    const callers = sourceFiles('src/extension').filter((f) => /\brefuseUntrusted\(/.test(readFileSync(f, 'utf8'))).map(rel);
+    assert.deepEqual(callers.sort(), ['src/extension/commands.ts', 'src/extension/trust.ts']);
+  });
+
   test('bench/ uses test helpers from test/support only', () => {
     assert.deepEqual(edges('bench').filter((e) => e.to.startsWith('test/') && !e.to.startsWith('test/support/')).map((e) => `${e.file} -> ${e.to}`), []);
   });

@@ -59,6 +59,7 @@ test('every command that would run or connect refuses with "trust this workspace
     ['autobench.runCandidate', [uri, 'sglang', { wait: true, target: 'local', candidate: 'baseline', ifErrors: 'run' }]],
     ['autobench.runAll', [uri, 'sglang', { wait: true, ifErrors: 'run' }]],
     ['autobench.captureHelp', [uri, { target: 'local' }]],
+    ['autobench.checkTarget', [uri, { target: 'local' }]],
     ['autobench.selectTarget', []],
     ['autobench.rerunRun', [path.join(path.dirname(planUri().fsPath), 'no-such-run'), { wait: true, target: 'local' }]],
     ['autobench.resumeRun', [path.join(path.dirname(planUri().fsPath), 'no-such-run'), { wait: true, target: 'local' }]],
