@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { checkConfigText } from '../../../src/core/config/check';
-import { test, waitFor } from './harness';
+import { screenshot, test, waitFor } from './harness';
 import { open, shippedConfigText, writeConfig } from './workspace';
 
 const CANDIDATES = /^(\d+) candidates?$/;
@@ -53,6 +53,13 @@ test('code lenses show each enabled framework\'s candidate count, a Show command
       assert.deepEqual(l.command?.arguments, [uri.toString(), frameworkAt(doc, l.range.start.line)]);
     }
   }
+  // The README's picture of the lenses: the config alone in the window, its first framework's lenses near the top.
+  await vscode.commands.executeCommand('workbench.action.closeSidebar');
+  const first = Math.min(...counts.map((l) => l.range.start.line));
+  const editor = await vscode.window.showTextDocument(doc);
+  editor.revealRange(new vscode.Range(Math.max(0, first - 3), 0, Math.max(0, first - 3), 0), vscode.TextEditorRevealType.AtTop);
+  await new Promise((r) => setTimeout(r, 500));
+  await screenshot('config-lenses');
 });
 
 test('the Show commands lens opens a document listing the framework\'s exact candidate commands', async () => {

@@ -1,6 +1,9 @@
 // A minimal test harness for the VS Code extension host (mocha is not a dependency): sequential async tests,
 // a per-test deadline, a `N passed, M failed` line the host runner reads, and polling helpers without fixed sleeps.
 
+import { existsSync, rmSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+
 type TestFn = () => Promise<void>;
 const tests: Array<{ name: string; fn: TestFn; timeoutMs: number }> = [];
 
@@ -35,6 +38,18 @@ export async function runAll(): Promise<void> {
   }
   console.log(`${passed} passed, ${failed} failed`);
   if (failed > 0) throw new Error(`${failed} of ${tests.length} tests failed`);
+}
+
+/**
+ * Asks the test host for a screenshot of the workbench (tools/vscode-host) and waits until it is written to
+ * test-artifacts/vscode/NAME.png (`npm run docs:images` copies the README's pictures from there).
+ */
+export async function screenshot(name: string): Promise<string> {
+  const file = path.resolve(__dirname, '..', '..', 'test-artifacts', 'vscode', `${name}.png`);
+  rmSync(file, { force: true });
+  console.log(`autobench-screenshot ${name}`);
+  await waitFor(`the screenshot ${name}.png`, () => existsSync(file) && statSync(file).size > 10_000, 20_000);
+  return file;
 }
 
 /**

@@ -1,9 +1,9 @@
 // "Run baseline" end to end in the real editor: the shipped demo plan on the simulated engine, run in the worker process, rows written, summary opened.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { test, waitFor } from './harness';
+import { screenshot, test, waitFor } from './harness';
 import { extension, open, plantUnderVllmBaseFlags } from './workspace';
 
 const DEMO_PLAN = 'configs/examples/demo.plan.yaml';
@@ -237,15 +237,6 @@ test('the Runs view lists the runs newest first; reopening a summary reuses its 
 
 function readRowsOf(dir: string): Array<Record<string, unknown>> {
   return readFileSync(path.join(dir, 'rows.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-/** Asks the test host for a screenshot of the workbench (tools/vscode-host) and waits until it is written. */
-async function screenshot(name: string): Promise<string> {
-  const file = path.resolve(__dirname, '..', '..', 'test-artifacts', 'vscode', `${name}.png`);
-  rmSync(file, { force: true });
-  console.log(`autobench-screenshot ${name}`);
-  await waitFor(`the screenshot ${name}.png`, () => existsSync(file) && statSync(file).size > 10_000, 20_000);
-  return file;
 }
 
 test('the summary charts a run\'s trials against the offered rate, in the light and the dark theme (screenshots kept)', async () => {
