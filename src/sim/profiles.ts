@@ -28,6 +28,13 @@ export const GPUS: GpuProfile[] = [
   { name: 'B200', memBytes: 179.1 * GiB, bandwidth: 8 * TB, flopsBf16: 2250 * TB, flopsFp8: 4500 * TB, linkBandwidth: 900e9 },
   { name: 'B300', memBytes: 268.6 * GiB, bandwidth: 8 * TB, flopsBf16: 2250 * TB, flopsFp8: 4500 * TB, linkBandwidth: 900e9 },
   { name: 'MI300X', memBytes: 191.5 * GiB, bandwidth: 5.3 * TB, flopsBf16: 1307 * TB, flopsFp8: 2615 * TB, linkBandwidth: 448e9 },
+  // Grace-Hopper: an H100's compute with 96 GB HBM3 at 4.0 TB/s (the 144 GB HBM3e part is rarer); NVLink 4 between GPUs.
+  { name: 'GH200', memBytes: 95.6 * GiB, bandwidth: 4.0 * TB, flopsBf16: 989 * TB, flopsFp8: 1979 * TB, linkBandwidth: 450e9 },
+  // GB200 NVL72, per GPU: 186 GB HBM3e usable at 8 TB/s, 2.5 / 5 PFLOP/s dense BF16 / FP8, NVLink 5 (1.8 TB/s both ways).
+  { name: 'GB200', memBytes: 185 * GiB, bandwidth: 8 * TB, flopsBf16: 2500 * TB, flopsFp8: 5000 * TB, linkBandwidth: 900e9 },
+  // PCIe cards: no NVLink, GPU-to-GPU traffic crosses PCIe (Gen4 x16 for the L40S, Gen5 x16 for the RTX PRO 6000).
+  { name: 'L40S', memBytes: 45 * GiB, bandwidth: 0.864 * TB, flopsBf16: 362 * TB, flopsFp8: 733 * TB, linkBandwidth: 32e9 },
+  { name: 'RTX-PRO-6000-Blackwell-Server', memBytes: 95.6 * GiB, bandwidth: 1.597 * TB, flopsBf16: 500 * TB, flopsFp8: 1000 * TB, linkBandwidth: 64e9 },
 ];
 
 /** GPUs `--sim-gpu auto` picks from, smallest first. */
