@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_SETTINGS } from '../src/shared/protocol';
 import { TestClient } from '../test/support/lsp-client';
-import { largeConfig } from './large-config';
+import { largeConfig, longListConfig } from './large-config';
 
 const root = resolve(__dirname, '..');
 const num = (name: string, def: number): number => {
@@ -242,6 +242,7 @@ async function main(): Promise<void> {
   const docs: Doc[] = [
     { name: `largest shipped (${largest.f.split('/').pop()}, ${largest.text.split('\n').length - 1} lines)`, text: largest.text },
     { name: '3,000-line config (bench/large-config.ts)', text: largeConfig(3000) },
+    { name: 'long-list config (3,000 values under one search key, bench/large-config.ts)', text: longListConfig(3000) },
   ];
   console.log(`node ${process.version}, ${cpus().length} cpus, load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   console.log('time to diagnostics = didChange (one character appended to a line, then removed) sent -> publishDiagnostics received, over stdio');

@@ -1,8 +1,9 @@
 // Parses a new version of a document reusing the parts whose text did not change since the last one: top-level
-// sections, the entries of a section's mapping (one framework, one scenario list), and theirs in turn (a framework's
-// search_space, one flag's values), each parsed on its own behind the key lines above it.
-import type { PyMap } from '../../src/core/py/value';
+// sections, the entries of a section's mapping (one framework, one scenario list), theirs in turn (a framework's
+// search_space, one flag's values), and runs of a long list's items, each parsed on its own behind the key lines above it.
+import type { PyMap, PyValue } from '../../src/core/py/value';
 import { parseYaml, YAML_LIMITS, type DocNode, type ParsedYaml, type Range } from '../../src/core/config/yaml-doc';
+import { splitItems } from './list-runs';
 import { splitBody, splitSections, type Section } from './sections';
 
 /** A text parsed alone: a chain of one-entry mappings, its offsets moved by `shift` into the document. */
@@ -54,6 +55,7 @@ function merge(maps: DocNode[]): DocNode | undefined {
   const value: PyMap = new Map();
   const entries: NonNullable<DocNode['entries']> = [];
   for (const m of maps) {
+    if (!oneEntry(m)) return undefined;
     const e = entryOf(m);
     if (value.has(e.key)) return undefined;
     value.set(e.key, e.node.value);
@@ -62,19 +64,34 @@ function merge(maps: DocNode[]): DocNode | undefined {
   return { kind: 'map', value, range: [maps[0]!.range[0], maps[maps.length - 1]!.range[1]], entries };
 }
 
-/** A part's one-entry mappings from its root down `depth` levels, then the mapping found there; undefined if any is not one. */
+/** A part's one-entry mappings from its root down `depth` levels, then the node found there; undefined if any is not one. */
 function chainOf(root: DocNode, depth: number): DocNode[] | undefined {
   const chain = [root];
   for (let n = root; chain.length <= depth; chain.push((n = entryOf(n).node))) if (!oneEntry(n)) return undefined;
-  return oneEntry(chain[depth]) ? chain : undefined;
+  return chain;
+}
+
+/** One list from lists, spanning them all: their items in order. */
+function concat(seqs: DocNode[]): DocNode | undefined {
+  const items: DocNode[] = [];
+  const value: PyValue[] = [];
+  for (const n of seqs) {
+    if (n.kind !== 'seq' || !n.items) return undefined;
+    for (const i of n.items) {
+      items.push(i);
+      value.push(i.value);
+    }
+  }
+  return { kind: 'seq', value, range: [seqs[0]!.range[0], seqs[seqs.length - 1]!.range[1]], items };
 }
 
 /**
- * The parse of `prefix + entry` from the parses of `prefix + header + child` for each of the entry's children, the
- * entry's key `depth` levels down. Keys and where things start come from the first part (which begins as the entry
- * does), where they end from the last (which ends as the entry does); the children are merged at the bottom.
+ * The parse of `prefix + entry` from the parses of `prefix + header + child` for each of the entry's children (its
+ * mapping's entries, or runs of its list's items), the children `depth` levels down. Keys and where things start
+ * come from the first part (which begins as the entry does), where they end from the last (which ends as the entry
+ * does); the children are joined at the bottom by `join` (`merge` or `concat`).
  */
-function assemble(parts: DocNode[], depth: number): DocNode | undefined {
+function assemble(parts: DocNode[], depth: number, join: (nodes: DocNode[]) => DocNode | undefined): DocNode | undefined {
   const chains: DocNode[][] = [];
   for (const p of parts) {
     const c = chainOf(p, depth);
@@ -82,7 +99,7 @@ function assemble(parts: DocNode[], depth: number): DocNode | undefined {
     chains.push(c);
   }
   const [first, last] = [chains[0]!, chains[chains.length - 1]!];
-  let node = merge(chains.map((c) => c[depth]!));
+  let node = join(chains.map((c) => c[depth]!));
   for (let level = depth - 1; node && level >= 0; level--) {
     const { key, keyRange } = entryOf(first[level]!);
     node.keyRange = keyRange;
@@ -94,9 +111,9 @@ function assemble(parts: DocNode[], depth: number): DocNode | undefined {
 /**
  * One per document. Gives exactly what `parseYaml` gives for the same text: a text that splits into top-level
  * sections (see `splitSections`) is parsed section by section, a section whose value is a block mapping entry by
- * entry (see `splitBody`), and so on down, each part parsed behind the key lines above it; each unchanged part is
- * taken from the previous version with its offsets moved; anything else, or any problem, goes to the whole-document
- * parse.
+ * entry (see `splitBody`), and so on down, a long list in runs of items (see `splitItems`), each part parsed behind
+ * the key lines above it; each unchanged part is taken from the previous version with its offsets moved; anything
+ * else, or any problem, goes to the whole-document parse.
  */
 export class IncrementalParser {
   private previous = new Map<string, Part>();
@@ -117,20 +134,33 @@ export class IncrementalParser {
   /**
    * The parse of `prefix + s.text` (`s` is an entry whose key is at `indent`, `depth` mappings down), offsets moved
    * so that `s` lands where it is in the document: taken from the previous version, put together from the entries
-   * of its value, or parsed alone.
+   * of its value or from runs of its list's items, or parsed alone.
    */
   private unit(prefix: string, s: Section, indent: number, depth: number): DocNode | undefined {
     const text = prefix + s.text;
     const shift = s.start - prefix.length;
     const hit = this.reuse(text, shift);
     if (hit) return hit;
-    const body = depth < MAX_DEPTH ? splitBody(s, indent) : undefined;
+    const body = depth < MAX_DEPTH ? splitBody(s, indent, 1) : undefined;
+    // One entry: its text with the header before it is this text, one level further down (a long list may be there).
+    if (body?.entries.length === 1) return this.unit(prefix + body.header, body.entries[0]!, body.indent, depth + 1);
     if (body) {
       const inner = prefix + body.header;
       const parts = body.entries.map((e) => this.unit(inner, e, body.indent, depth + 1));
-      const root = parts.includes(undefined) ? undefined : assemble(parts as DocNode[], depth + 1);
+      const root = parts.includes(undefined) ? undefined : assemble(parts as DocNode[], depth + 1, merge);
       if (root) {
         this.next.set(text, { shift, root, parts: body.entries.map((e) => inner + e.text) });
+        return root;
+      }
+    }
+    const list = depth < MAX_DEPTH && !body ? splitItems(s, indent) : undefined;
+    if (list) {
+      const inner = prefix + list.header;
+      const texts = list.runs.map((r, i) => inner + r.text + (i + 1 < list.runs.length ? list.close : ''));
+      const parts = texts.map((t, i) => this.reuse(t, list.runs[i]!.start - inner.length) ?? this.part(t, list.runs[i]!.start - inner.length));
+      const root = parts.includes(undefined) ? undefined : assemble(parts as DocNode[], depth + 1, concat);
+      if (root) {
+        this.next.set(text, { shift, root, parts: texts });
         return root;
       }
     }

@@ -1,5 +1,6 @@
 // Cuts a config's text into parts that parse alone exactly as they do in place: its top-level sections, a section's
-// mapping entries, and level by level the entries of theirs; so that an edit re-parses only the part it touched.
+// mapping entries, and level by level the entries of theirs (a long list's items: list-runs.ts); so that an edit
+// re-parses only the part it touched.
 
 /** One top-level entry's text (with the comments and blank lines before the next key), at `start` in the document. */
 export interface Section {
@@ -14,10 +15,16 @@ const INNER_LINE = /(?:[ #\r\n]|-(?:[ \r\n]|$)|$)/y;
 /** Aliases (and so merge keys) tie sections together, and their expansion is bounded over the whole document. */
 const ALIAS = /(?:^|[\s,[{])\*[^\s,\]}]/;
 
-const matchesAt = (re: RegExp, text: string, at: number): boolean => {
+export const matchesAt = (re: RegExp, text: string, at: number): boolean => {
   re.lastIndex = at;
   return re.test(text);
 };
+
+/** KEY_LINE at `at`, its first character tested before the pattern is run (most lines fail there). */
+export function keyAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95) && matchesAt(KEY_LINE, text, at);
+}
 
 /**
  * The sections of a text whose top level is a plain block mapping, or undefined when splitting could change what
@@ -30,8 +37,12 @@ export function splitSections(text: string): Section[] | undefined {
   if (ALIAS.test(text)) return undefined;
   const starts: number[] = [];
   for (let at = 0; at < text.length; ) {
-    if (matchesAt(KEY_LINE, text, at)) starts.push(starts.length === 0 ? 0 : at);
-    else if (!matchesAt(INNER_LINE, text, at) || (starts.length === 0 && text[at] === '-')) return undefined;
+    const c = text.charCodeAt(at);
+    // Indentation, a comment or a blank line (most lines) is an inner line with no key: no pattern needed.
+    if (c !== 32 && c !== 35 && c !== 10 && c !== 13) {
+      if (keyAt(text, at)) starts.push(starts.length === 0 ? 0 : at);
+      else if (!matchesAt(INNER_LINE, text, at) || (starts.length === 0 && c === 45)) return undefined;
+    }
     const nl = text.indexOf('\n', at);
     at = nl < 0 ? text.length : nl + 1;
   }
@@ -51,19 +62,36 @@ export interface SectionBody {
 
 /** A key line with nothing after the colon but a comment: its value is the block below. */
 const HEADER_LINE = /[A-Za-z_][\w.-]*[ ]*:[ ]*(?:#[^\n]*)?\r?\n/y;
-const SEQ_ITEM = /-(?:[ \r\n]|$)/y;
-const BLANK_OR_COMMENT = /[ ]*(?:#|\r?\n|\r?$)/y;
 
-function indentAt(text: string, at: number): number {
+/** A compact sequence item at `at`: `-` then a space, a line break or the end of the text. */
+export function itemAt(text: string, at: number): boolean {
+  if (text.charCodeAt(at) !== 45) return false;
+  const c = text.charCodeAt(at + 1);
+  return at + 1 >= text.length || c === 32 || c === 13 || c === 10;
+}
+
+export function indentAt(text: string, at: number): number {
   let i = at;
   while (text.charCodeAt(i) === 32) i++;
   return i - at;
 }
 
+/**
+ * What a line holds at `i`, just after its indentation: 0 for content, 1 for nothing (a blank line), 2 for a comment.
+ * A line is blank up to `\n`, `\r\n`, or `\r` or the end of the text.
+ */
+export function gapAt(text: string, i: number): 0 | 1 | 2 {
+  if (i >= text.length) return 1;
+  const c = text.charCodeAt(i);
+  if (c === 35) return 2;
+  if (c === 10) return 1;
+  return c === 13 && (i + 1 === text.length || text.charCodeAt(i + 1) === 10) ? 1 : 0;
+}
+
 /** Where the header ends: after the first key line at `indent`, if that line leaves the value to the block below. */
-function headerEnd(text: string, indent: number): number | undefined {
+export function headerEnd(text: string, indent: number): number | undefined {
   for (let at = 0; at < text.length; ) {
-    if (indentAt(text, at) >= indent && matchesAt(KEY_LINE, text, at + indent)) {
+    if (indentAt(text, at) >= indent && keyAt(text, at + indent)) {
       return matchesAt(HEADER_LINE, text, at + indent) ? HEADER_LINE.lastIndex : undefined;
     }
     const nl = text.indexOf('\n', at);
@@ -83,18 +111,19 @@ function entryStarts(text: string, from: number, outer: number): { starts: numbe
   let afterComment = false;
   for (let at = from; at < text.length; ) {
     const ind = indentAt(text, at);
-    if (matchesAt(BLANK_OR_COMMENT, text, at)) {
+    const gap = gapAt(text, at + ind);
+    if (gap) {
       // Blank or a comment, at any indentation: part of the entry before it.
-      afterComment ||= text[at + ind] === '#';
+      afterComment ||= gap === 2;
     } else {
       if (n === 0) {
-        if (ind <= outer || !matchesAt(KEY_LINE, text, at + ind)) return undefined;
+        if (ind <= outer || !keyAt(text, at + ind)) return undefined;
         n = ind;
         starts.push(from);
-      } else if (ind === n && matchesAt(KEY_LINE, text, at + n)) {
+      } else if (ind === n && keyAt(text, at + n)) {
         if (afterComment) return undefined;
         starts.push(at);
-      } else if (ind < n || (ind === n && !matchesAt(SEQ_ITEM, text, at + n))) return undefined;
+      } else if (ind < n || (ind === n && !itemAt(text, at + n))) return undefined;
       afterComment = false;
     }
     const nl = text.indexOf('\n', at);
@@ -104,16 +133,16 @@ function entryStarts(text: string, from: number, outer: number): { starts: numbe
 }
 
 /**
- * A section's value cut into its entries, when it is a block mapping of two or more plain keys, each starting a
- * line at one indentation, and nothing else at or left of that indentation but comments, blank lines and compact
- * sequence items. Undefined otherwise (the section is then parsed as one). The same holds one level down: an entry
- * of such a mapping, its key at `indent`, is cut into the entries of its own value.
+ * A section's value cut into its entries, when it is a block mapping of `min` or more plain keys (two unless told),
+ * each starting a line at one indentation, and nothing else at or left of that indentation but comments, blank
+ * lines and compact sequence items. Undefined otherwise (the section is then parsed as one). The same holds one
+ * level down: an entry of such a mapping, its key at `indent`, is cut into the entries of its own value.
  */
-export function splitBody(s: Section, indent = 0): SectionBody | undefined {
+export function splitBody(s: Section, indent = 0, min = 2): SectionBody | undefined {
   const end = headerEnd(s.text, indent);
   if (end === undefined) return undefined;
   const found = entryStarts(s.text, end, indent);
-  if (!found || found.starts.length < 2) return undefined;
+  if (!found || found.starts.length < Math.max(1, min)) return undefined;
   const { starts } = found;
   const entries = starts.map((at, i) => ({ start: s.start + at, text: s.text.slice(at, starts[i + 1] ?? s.text.length) }));
   return { header: s.text.slice(0, end), entries, indent: found.indent };

@@ -9,9 +9,10 @@ import { parseYaml } from '../../src/core/config/yaml-doc';
 import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
 import { Analyzer, type Analysis } from '../../language-server/src/analysis';
 import { IncrementalParser } from '../../language-server/src/incremental-parse';
+import { splitItems } from '../../language-server/src/list-runs';
 import { splitBody, splitSections } from '../../language-server/src/sections';
 import { SnapshotCache } from '../../language-server/src/snapshot-cache';
-import { largeConfig } from '../../bench/large-config';
+import { largeConfig, longListConfig } from '../../bench/large-config';
 import { SHIPPED } from '../support/fixtures';
 import { readRepoFile, replaceOnce } from '../support/text-at';
 
@@ -143,6 +144,112 @@ describe('the incremental parse is the whole parse', () => {
     const p = new IncrementalParser();
     assert.deepStrictEqual(p.parse(text), parseYaml(text));
     assert.equal(p.counts.whole, 0);
+  });
+});
+
+/** A text with long lists of every shape: compact at column 0, items that are mappings, lists, block scalars, comments. */
+function mixedLists(): string {
+  let t = 'top:\n';
+  for (let i = 0; i < 120; i++) t += i % 7 === 0 ? `- a: ${i}\n  b:\n  - ${i}\n` : i % 11 === 0 ? `- |+\n  line ${i}\n\n` : i % 13 === 0 ? `# c ${i}\n- ${i}\n` : `- ${i}\n`;
+  t += 'one:\n  only:\n    list:\n';
+  for (let i = 0; i < 200; i++) t += i % 17 === 0 ? `    - >-\n      folded ${i}\n` : `    - "v${i}"\n`;
+  return t;
+}
+
+/** Long one-line flow lists of plain values, spaced three ways, one ending in a comment. */
+function flowLists(): string {
+  const vals = Array.from({ length: 400 }, (_, i) => (i % 9 === 0 ? `v${i}` : i % 5 === 0 ? `${i}.5` : `${i}`));
+  return `${longListConfig(10).replace(/ {6}max_num_seqs:\n( {6}- \d+\n)+/, `      max_num_seqs: [${vals.join(', ')}]\n`)}top: [${vals.join(',')}]\none:\n  only: [${vals.join(' , ')}] # c\n`;
+}
+
+describe('a long list is parsed in runs of items', () => {
+  const LONG = longListConfig(3000);
+
+  test('an edit in a 3,000-value list re-parses one run; an item added or removed leaves the other runs as they were', () => {
+    const p = new IncrementalParser();
+    assert.deepStrictEqual(p.parse(LONG), parseYaml(LONG));
+    let text = LONG;
+    for (const [from, to] of [
+      ['\n      - 1500\n', '\n      - 1500x\n'],
+      ['\n      - 1500x\n', '\n      - 1500\n      - 99\n'],
+      ['\n      - 1\n', '\n'],
+      ['\n      - 2999\n', '\n      - 2999 # c\n'],
+    ]) {
+      text = replaceOnce(text, from!, to!);
+      const before = { ...p.counts };
+      assert.deepStrictEqual(p.parse(text), parseYaml(text));
+      assert.ok(p.counts.parsed - before.parsed <= 2, `at most two runs parsed after ${JSON.stringify(to)}`);
+      assert.ok(p.counts.parsedChars - before.parsedChars < 2000, `${p.counts.parsedChars - before.parsedChars} characters parsed after ${JSON.stringify(to)}`);
+    }
+    assert.equal(p.counts.whole, 0);
+  });
+
+  test('so is a one-line flow list of 3,000 values: an edit in it re-parses one run', () => {
+    const values = Array.from({ length: 3000 }, (_, i) => i + 1);
+    const flow = LONG.replace(/ {6}max_num_seqs:\n( {6}- \d+\n)+/, `      max_num_seqs: [${values.join(', ')}]\n`);
+    const p = new IncrementalParser();
+    assert.deepStrictEqual(p.parse(flow), parseYaml(flow));
+    for (const text of [flow.replace(', 1500,', ', 1500x,'), flow.replace(', 1500,', ', 1500, 7,'), flow.replace(', 3000]', ', 3000] # c')]) {
+      const before = { ...p.counts };
+      assert.deepStrictEqual(p.parse(text), parseYaml(text));
+      assert.ok(p.counts.parsed - before.parsed <= 2 && p.counts.parsedChars - before.parsedChars < 1000, `one run parsed (${p.counts.parsedChars - before.parsedChars} characters)`);
+    }
+  });
+
+  test('runs start only at an item of the list, never after a blank or comment line; anything out of line is not cut', () => {
+    const runs = (text: string, indent = 0) => splitItems({ start: 0, text }, indent)?.runs.map((r) => r.text);
+    const list = (n: number, sep = '') => Array.from({ length: n }, (_, i) => `  - ${i}\n${sep}`).join('');
+    const cut = runs(`  k:\n${list(300)}`, 2)!;
+    assert.ok(cut.length >= 2 && cut.every((r) => r.startsWith('  - ')), 'cut at items');
+    assert.equal(cut.join(''), list(300));
+    assert.equal(runs(`  k:\n${list(300, '\n')}`, 2), undefined, 'a blank line before every item: no place to cut');
+    assert.equal(runs(`  k:\n${list(300, '  # c\n')}`, 2), undefined, 'a comment before every item: no place to cut');
+    assert.equal(runs(`  k:\n${list(8)}`, 2), undefined, 'too short to cut');
+    assert.equal(runs(`  k:\n${list(300)} x\n`, 2), undefined, 'a line left of the items');
+    assert.equal(runs(`  k:\n${list(300)}  x: 1\n`, 2), undefined, 'a line at their indentation that starts no item');
+    assert.equal(runs(`  k: [\n${list(300)}  ]\n`, 2), undefined, 'a value on the key line');
+    assert.ok(runs(`k:\n${list(300).replace(/^ {2}/gm, '')}`), 'a compact list at column 0');
+    const values = Array.from({ length: 300 }, (_, i) => String(i));
+    const flow = runs(`  k: [${values.join(', ')}]  # c\n\n`, 2)!;
+    assert.ok(flow.length >= 2 && flow.slice(1).every((r) => r.startsWith(' ')), 'a flow list: cut after commas');
+    assert.equal(flow.join(','), `${values.join(', ')}]  # c\n\n`);
+    for (const bad of ['"q"', '[1]', 'a: 1', '', '- 1', '1 2', '*a']) {
+      assert.equal(runs(`  k: [${[...values.slice(0, 150), bad, ...values.slice(150)].join(', ')}]\n`, 2), undefined, `not cut around ${JSON.stringify(bad)}`);
+    }
+    assert.equal(runs(`  k: [${values.join(', ')}]\n  x: 1\n`, 2), undefined, 'a flow list followed by more than comments');
+  });
+
+  test('after random edits of long lists of every shape, version by version', () => {
+    for (const [seed, start] of [[21, longListConfig(400)], [22, mixedLists()], [23, flowLists()]] as const) {
+      const p = new IncrementalParser();
+      const edit = edits(seed);
+      let text = start;
+      for (let n = 0; n < 60; n++) {
+        const next = edit(text);
+        const whole = parseYaml(next);
+        assert.deepStrictEqual(p.parse(next), whole, `seed ${seed}, edit ${n}: ${JSON.stringify(next.slice(0, 80))}`);
+        if (whole.problems.length === 0) text = next;
+      }
+      assert.ok(p.counts.reused > 40, `runs were reused (${p.counts.reused})`);
+    }
+  });
+
+  test('an analysis after edits in the long list has the findings and candidates of a fresh one', () => {
+    const a = newAnalyzer();
+    let text = longListConfig(600);
+    assertSameAsFresh(a.analyze(URI, 1, text), 'open');
+    const steps: Array<[string, string]> = [
+      ['\n      - 300\n', '\n      - 300x\n'],
+      ['\n      - 300x\n', '\n      - 12345\n'],
+      ['\n      - 12345\n', '\n      - 7\n'],
+      ['\n      - 599\n', '\n      - hf_abcdefghijklmnopqrstuvwxyz\n'],
+      ['search_space:\n      max_num_seqs:\n      - 1\n', 'search_space:\n      max_model_len:\n      - 1\n'],
+    ];
+    steps.forEach(([from, to], i) => {
+      text = replaceOnce(text, from, to);
+      assertSameAsFresh(a.analyze(URI, i + 2, text), `step ${i + 1}: ${JSON.stringify(to)}`);
+    });
+    assert.ok(a.parserFor(URI).counts.reused > 0);
   });
 });
 

@@ -41,11 +41,21 @@ function valuesOf(v: PyValue): PyValue[] {
 /**
  * Drops repeats within one key's values. In lexicographic product order every combination
  * using a later copy equals one already seen, so this changes nothing in the result — and it
- * means distinct combinations give distinct flag maps, so duplicates cannot pile up.
+ * means distinct combinations give distinct flag maps, so duplicates cannot pile up. Values
+ * are compared only with those of the same `canonical` key (equal values share it), so that a
+ * list of thousands of values is not compared pair by pair.
  */
 function distinctValues(values: PyValue[]): PyValue[] {
   const out: PyValue[] = [];
-  for (const v of values) if (!out.some((o) => valueEqual(o, v))) out.push(v);
+  const kept = new Map<string, PyValue[]>();
+  for (const v of values) {
+    const key = canonical(v);
+    const same = kept.get(key);
+    if (same?.some((o) => valueEqual(o, v))) continue;
+    if (same) same.push(v);
+    else kept.set(key, [v]);
+    out.push(v);
+  }
   return out;
 }
 

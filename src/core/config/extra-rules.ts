@@ -192,15 +192,19 @@ function checkValues(sink: FindingSink, sec: FrameworkSection, at: YamlPath): vo
       const flag = findFlag(sec.known, key);
       if (!flag) continue;
       const list = where === 'search_space' && Array.isArray(raw);
+      const choices = flag.kind === 'choice' && flag.choices && flag.choices.length > 0 ? flag.choices : undefined;
+      const noDisable = flag.defaultOn && !flag.disableForm;
+      // Most flags take neither check: their values are not looked at, and a path is made only for a finding.
+      if (!choices && !noDisable) continue;
       valuesOf(where === 'search_space' ? raw : [raw]).forEach((v, i) => {
-        const p: YamlPath = list ? [...at, where, key, i] : [...at, where, key];
-        if (v === false && flag.defaultOn && !flag.disableForm) {
-          sink.error('default-on-no-disable', `${fw}: ${key} is on by default and ${sec.known.label} lists no flag that turns it off; 'false' would be silently ignored`, p);
+        const p = (): YamlPath => (list ? [...at, where, key, i] : [...at, where, key]);
+        if (v === false && noDisable) {
+          sink.error('default-on-no-disable', `${fw}: ${key} is on by default and ${sec.known.label} lists no flag that turns it off; 'false' would be silently ignored`, p());
         }
-        if (flag.kind === 'choice' && flag.choices && flag.choices.length > 0 && v !== null && typeof v !== 'boolean') {
+        if (choices && v !== null && typeof v !== 'boolean') {
           const s = pyStr(v);
-          if (!flag.choices.includes(s)) {
-            sink.warn('choice-value', `${fw}: ${pyRepr(s)} is not a valid value of ${key} (${sec.known.label}); choose one of ${flag.choices.join(', ')}`, p);
+          if (!choices.includes(s)) {
+            sink.warn('choice-value', `${fw}: ${pyRepr(s)} is not a valid value of ${key} (${sec.known.label}); choose one of ${choices.join(', ')}`, p());
           }
         }
       });
@@ -222,20 +226,40 @@ function checkBudget(sink: FindingSink, plan: FrameworkCandidates, model: Playbo
   );
 }
 
+/**
+ * Secrets in every string of the document. `path` is the node's path, one stack pushed and popped on the way down and
+ * copied only for a finding: a list of thousands of numbers costs a look at each, not a path each.
+ */
 function checkSecrets(sink: FindingSink, node: DocNode | undefined, path: YamlPath): void {
   if (!node) return;
   if (node.kind === 'scalar') {
-    if (typeof node.value === 'string') {
-      const hit = looksSecret(node.value);
-      const key = path[path.length - 1];
-      if (hit) {
-        sink.warn('secret-value', `this value looks like a ${hit.kind}; pass secrets through the environment (e.g. -e HF_TOKEN), never in a config, command or result row`, path);
-      } else if (typeof key === 'string' && path[0] !== 'secrets' && secretNamedValue(key, node.value)) {
-        sink.warn('secret-named-value', `${key} holds a secret written into the plan; name the environment variable that holds it instead (secrets.api_key for a server's API key, secrets.server_env for other server variables)`, path);
-      }
+    if (typeof node.value === 'string') checkSecretString(sink, node.value, path);
+    return;
+  }
+  if (node.kind === 'seq') {
+    const items = node.items ?? [];
+    for (let i = 0; i < items.length; i++) {
+      const n = items[i]!;
+      if (n.kind === 'scalar' && typeof n.value !== 'string') continue;
+      path.push(i);
+      checkSecrets(sink, n, path);
+      path.pop();
     }
     return;
   }
-  if (node.kind === 'seq') node.items?.forEach((n, i) => checkSecrets(sink, n, [...path, i]));
-  else node.entries?.forEach((e) => checkSecrets(sink, e.node, [...path, typeof e.key === 'string' ? e.key : pyStr(e.key)]));
+  for (const e of node.entries ?? []) {
+    path.push(typeof e.key === 'string' ? e.key : pyStr(e.key));
+    checkSecrets(sink, e.node, path);
+    path.pop();
+  }
+}
+
+function checkSecretString(sink: FindingSink, value: string, path: YamlPath): void {
+  const hit = looksSecret(value);
+  const key = path[path.length - 1];
+  if (hit) {
+    sink.warn('secret-value', `this value looks like a ${hit.kind}; pass secrets through the environment (e.g. -e HF_TOKEN), never in a config, command or result row`, [...path]);
+  } else if (typeof key === 'string' && path[0] !== 'secrets' && secretNamedValue(key, value)) {
+    sink.warn('secret-named-value', `${key} holds a secret written into the plan; name the environment variable that holds it instead (secrets.api_key for a server's API key, secrets.server_env for other server variables)`, [...path]);
+  }
 }

@@ -50,11 +50,12 @@ function checkSearchedLimits(sink: FindingSink, fw: FrameworkKey, space: PyMap, 
   const raw = space.get(key) ?? null;
   const values = Array.isArray(raw) ? raw : [raw];
   values.forEach((v, i) => {
-    const p: YamlPath = Array.isArray(raw) ? ['frameworks', fw, 'search_space', key, i] : ['frameworks', fw, 'search_space', key];
-    if (!isPyInt(v)) sink.error('seq-limit-search-int', `${fw}: search_space ${key} candidate ${pyRepr(v)} is not an integer`, p);
+    // A path only for a candidate that is reported: the list may hold thousands.
+    const p = (): YamlPath => (Array.isArray(raw) ? ['frameworks', fw, 'search_space', key, i] : ['frameworks', fw, 'search_space', key]);
+    if (!isPyInt(v)) sink.error('seq-limit-search-int', `${fw}: search_space ${key} candidate ${pyRepr(v)} is not an integer`, p());
     else if (v < R) {
-      sink.error('seq-limit-search-small', `${fw}: search_space ${key} candidate ${pyStr(v)} is smaller than the largest dataset scenario (${R})`, p, {
-        fixes: [{ title: `Raise this candidate to ${R}`, edits: [{ range: sink.rangeOf(p), newText: String(R) }] }],
+      sink.error('seq-limit-search-small', `${fw}: search_space ${key} candidate ${pyStr(v)} is smaller than the largest dataset scenario (${R})`, p(), {
+        fixes: [{ title: `Raise this candidate to ${R}`, edits: [{ range: sink.rangeOf(p()), newText: String(R) }] }],
       });
     }
   });
