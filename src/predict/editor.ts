@@ -6,6 +6,7 @@ import { readRunPlan } from '../core/plan/build';
 import type { RunPlan } from '../core/plan/types';
 import { pyStr } from '../core/py/value';
 import { predictCandidate } from './plan';
+import { MODEL_ERROR } from './model-error';
 
 export interface EditorPredictInput {
   text: string;
@@ -66,5 +67,6 @@ export function predictForEditor(input: EditorPredictInput, o: EditorPredictOpti
     done++;
   }
   const total = running.reduce((n, f) => n + f.candidates.length, 0);
-  return { scenarios: plan.scenarios.map((s) => s.name), frameworks: [...frameworks.values()], complete: done === total, elapsedMs: performance.now() - t0 };
+  const modelError = { medianAbsError: MODEL_ERROR.median_abs_error, points: MODEL_ERROR.points, measured: MODEL_ERROR.measured };
+  return { scenarios: plan.scenarios.map((s) => s.name), frameworks: [...frameworks.values()], complete: done === total, elapsedMs: performance.now() - t0, modelError };
 }

@@ -14,6 +14,7 @@ import { SnapshotCache } from '../../language-server/src/snapshot-cache';
 import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
 import { REPO } from '../support/fixtures';
 import { readRepoFile, spanOf } from '../support/text-at';
+import { MODEL_ERROR } from '../../src/predict/model-error';
 
 const DEMO = readRepoFile('configs', 'examples', 'demo.plan.yaml');
 const DEMO_PATH = join(REPO, 'configs', 'examples', 'demo.plan.yaml');
@@ -58,6 +59,17 @@ describe('predictions in code lenses', () => {
     const n = frameworkErrors(demo, 'vllm').length;
     const mark = n ? ` (${n} error${n === 1 ? '' : 's'})` : '';
     assert.deepEqual(lenses.filter((l) => l.framework === 'vllm').map((l) => l.title).slice(1), ['Show commands', `Run baseline${mark}`, `Run candidate…${mark}`, `Run all${mark}`]);
+  });
+});
+
+describe("the model's measured error beside the figures", () => {
+  const withError = { ...PRED, modelError: { medianAbsError: 0.2321, points: 1214, measured: '2026-12-07' } };
+  test('the lens says the median error, the hover the error with its corpus and date', () => {
+    const lenses = lensesFor(demo, predictedLeaders(withError));
+    assert.equal(countLens(lenses, 'vllm'), '3 candidates · predicted best c2 ≈ 11.2 req/s chat (model, median error 23%)');
+    assert.equal(countLens(lenses, 'sglang'), '3 candidates · predicted: none meets the SLA on chat (model, median error 23%, 1 of 3 predicted)');
+    const value = spanOf(DEMO, '28', '  vllm:\n');
+    assert.match(hoverAt(demo, value[0] + 1, undefined, withError)?.markdown ?? '', /\n\npredicted \(simulated engine model, uncalibrated; median error 23% on 1214 published GPU points, measured 2026-12-07\): max_num_seqs=28 → chat 11\.2 req\/s/);
   });
 });
 
@@ -175,6 +187,8 @@ describe('typing is not blocked', () => {
     assert.deepEqual(p.scenarios, ['chat', 'summarization']);
     assert.deepEqual(p.frameworks.map((f) => f.framework), ['sglang', 'vllm']);
     const lens = countLens(lensesFor(demo, predictedLeaders(p)), 'vllm') ?? '';
-    assert.match(lens, /^3 candidates · predicted best (baseline|c1|c2) ≈ [\d.]+ req\/s chat \(model(, \d of 3 predicted)?\)$/);
+    // The worker's prediction carries the model's measured error on published GPU data (predict/model-error.json).
+    assert.deepEqual(p.modelError, { medianAbsError: MODEL_ERROR.median_abs_error, points: MODEL_ERROR.points, measured: MODEL_ERROR.measured });
+    assert.match(lens, /^3 candidates · predicted best (baseline|c1|c2) ≈ [\d.]+ req\/s chat \(model, median error \d+%(, \d of 3 predicted)?\)$/);
   });
 });

@@ -26,6 +26,15 @@ export interface EditorPrediction {
   /** False when the candidate budget or the deadline cut it short. */
   complete: boolean;
   elapsedMs: number;
+  /** The model's measured error on published GPU data (predict/model-error.json), said beside every figure. */
+  modelError?: ModelErrorNote;
+}
+
+/** The part of the model's measured error the editor says: median |error|, over how many published points, when. */
+export interface ModelErrorNote {
+  medianAbsError: number;
+  points: number;
+  measured: string;
 }
 
 /** What a framework's lens adds: its predicted leader on a scenario (rate 0: no candidate meets the SLA there). */
@@ -36,6 +45,8 @@ export interface PredictedLeader {
   /** Set when only some candidates were predicted. */
   predicted?: number;
   total?: number;
+  /** The model's median error on published GPU data (a share), when the prediction carries it. */
+  error?: number;
 }
 
 export function formatRate(r: number): string {
@@ -54,19 +65,28 @@ export function predictedLeaders(p: EditorPrediction | undefined): Map<string, P
     if (!best && !ok) continue;
     const leader: PredictedLeader = { candidate: best?.id ?? '', rate: best?.capacity[scenario] ?? 0, scenario };
     if (fw.candidates.length < fw.total) Object.assign(leader, { predicted: fw.candidates.length, total: fw.total });
+    if (p.modelError) leader.error = p.modelError.medianAbsError;
     out.set(fw.framework, leader);
   }
   return out;
 }
 
-/** The text a framework's "N candidates" lens appends: ` · predicted best c3 ≈ 12.4 req/s chat (model)`. */
+const pct = (x: number): string => `${Math.round(x * 100)}%`;
+
+/** The text a framework's "N candidates" lens appends: ` · predicted best c3 ≈ 12.4 req/s chat (model, median error 23%)`. */
 export function leaderLensText(l: PredictedLeader): string {
-  const note = l.total !== undefined ? `model, ${l.predicted ?? 0} of ${l.total} predicted` : 'model';
+  const parts = ['model', ...(l.error !== undefined ? [`median error ${pct(l.error)}`] : []), ...(l.total !== undefined ? [`${l.predicted ?? 0} of ${l.total} predicted`] : [])];
+  const note = parts.join(', ');
   if (l.rate <= 0) return ` · predicted: none meets the SLA on ${l.scenario} (${note})`;
   return ` · predicted best ${l.candidate} ≈ ${formatRate(l.rate)} req/s ${l.scenario} (${note})`;
 }
 
-const HOVER_PREFIX = 'predicted (simulated engine model, uncalibrated):';
+/** `predicted (simulated engine model, uncalibrated; median error 23% on 1214 published GPU points, measured 2026-12-07):` */
+function hoverPrefix(p: EditorPrediction): string {
+  const e = p.modelError;
+  const err = e ? `; median error ${pct(e.medianAbsError)} on ${e.points} published GPU points, measured ${e.measured}` : '';
+  return `predicted (simulated engine model, uncalibrated${err}):`;
+}
 
 function percent(v: number, base: number): string {
   if (base <= 0) return '';
@@ -84,10 +104,11 @@ export function predictedEffect(p: EditorPrediction | undefined, framework: stri
   const v = pyStr(value);
   const setting = `${key}=${v}`;
   const cand = fw.candidates.find((c) => c.overrides.some(([k, x]) => k === key && x === v));
-  if (!cand) return `${HOVER_PREFIX} no predicted candidate sets ${setting}`;
+  const prefix = hoverPrefix(p);
+  if (!cand) return `${prefix} no predicted candidate sets ${setting}`;
   if (cand.status !== 'ok') {
     const what = cand.status === 'oom' ? 'out of memory at startup' : cand.status === 'fails' ? 'fails at startup' : 'skipped';
-    return `${HOVER_PREFIX} ${setting} → ${what}${cand.reason ? `: ${cand.reason}` : ''}`;
+    return `${prefix} ${setting} → ${what}${cand.reason ? `: ${cand.reason}` : ''}`;
   }
   const base = fw.candidates.find((c) => c.id === 'baseline' && c.status === 'ok');
   const parts = p.scenarios.map((s) => {
@@ -95,5 +116,5 @@ export function predictedEffect(p: EditorPrediction | undefined, framework: stri
     const b = base?.capacity[s];
     return `${s} ${formatRate(r)} req/s${b === undefined ? '' : ` vs baseline ${formatRate(b)}${percent(r, b)}`}`;
   });
-  return `${HOVER_PREFIX} ${setting} → ${parts.join(', ')}`;
+  return `${prefix} ${setting} → ${parts.join(', ')}`;
 }
