@@ -10,8 +10,8 @@ import { pickCandidate, type CandidateAction } from './candidate-pick';
 import { captureHelp } from './help-capture';
 import { doctor } from './doctor';
 import { optionsOf } from './run-inputs';
-import { selectTarget, setHfToken } from './run-setup';
-import { revokeApprovals } from './secret-consent';
+import { consentOf, selectTarget, setHfToken } from './run-setup';
+import { revokeApprovals } from './secrets';
 import { refuseUntrusted } from './trust';
 import type { Runs } from './runs';
 import { compareRuns, deleteRun, openRunLog, openRunRows, runPick, workspaceRuns, type RunsView } from './runs-view';
@@ -134,7 +134,7 @@ export function commandTable(d: CommandDeps): Record<CommandId, CommandEntry> {
     [COMMAND_IDS.deleteRun]: plain((run) => deleteRun(run, d.runsView)),
     [COMMAND_IDS.rerunRun]: trusted('run its runs again', (run, opts) => d.runs.again(run, 'rerun', optionsOf(opts))),
     [COMMAND_IDS.resumeRun]: trusted('resume its runs', (run, opts) => d.runs.again(run, 'resume', optionsOf(opts))),
-    [COMMAND_IDS.revokeSecretApprovals]: plain((given) => revokeApprovals(d.ctx.extension, d.ctx.log, given)),
+    [COMMAND_IDS.revokeSecretApprovals]: plain((given) => revokeApprovals(consentOf(d.ctx), given)),
   };
 }
 

@@ -6,7 +6,7 @@ import { doctorCounts, formatDoctor, runDoctor, type DoctorReport } from '../run
 import { COMMAND_IDS } from './command-ids';
 import type { AutobenchContext } from './context';
 import { askHostKey, simBinDir, slurmOptionsOf, targetOf, uriOf, type RunCommandOptions } from './run-inputs';
-import { withoutSecretVariables } from './secret-approvals';
+import { withoutSecretVariables } from './secrets';
 
 /** The Output channel and the status-bar item, made on first use and kept for the extension's lifetime. */
 interface DoctorView {

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { captureHelpSnapshots, PlanError } from '../runner';
 import type { AutobenchContext } from './context';
 import { askHostKey, helpDirOf, simBinDir, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
-import { withoutSecretVariables } from './secret-approvals';
+import { withoutSecretVariables } from './secrets';
 import { writeHelpDir } from './settings';
 
 /** Resolves with the snapshot files written, or undefined when nothing could be captured. */

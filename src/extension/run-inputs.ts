@@ -6,7 +6,6 @@ import type { HostKeyPrompt } from '../runner';
 import { readSettings } from './settings';
 import { slurmRunOptions } from './settings-model';
 
-export const HF_TOKEN_KEY = 'autobench.hfToken';
 
 /** Extra arguments tests (and other extensions) may pass after [uri, framework]. */
 export interface RunCommandOptions {
@@ -91,8 +90,3 @@ export async function askHostKey(p: HostKeyPrompt): Promise<boolean> {
   return pick === trust;
 }
 
-/** The secrets kept in SecretStorage, by the variable name servers get them as: HF_TOKEN (offered to a run's target only with the user's approval: secret-consent.ts). */
-export async function storedSecrets(secrets: vscode.SecretStorage): Promise<Record<string, string>> {
-  const token = await secrets.get(HF_TOKEN_KEY);
-  return token ? { HF_TOKEN: token } : {};
-}

@@ -1,10 +1,25 @@
 // "Select Run Target" and "Set Hugging Face Token": where the Run lenses start servers (sim, local, ssh hosts, Slurm partitions), and the token they may pass them.
 import * as vscode from 'vscode';
 import { sshConfigHosts } from '../runner';
-import { HF_TOKEN_KEY } from './run-inputs';
+import type { AutobenchContext } from './context';
+import { HF_TOKEN_KEY, type SecretConsent } from './secrets';
 import { SETTINGS } from './settings-model';
 import { readSettings, writeRunTarget } from './settings';
 import { slurmTargets } from './slurm-targets';
+
+/** The consent flow's stores and questions (secrets.ts) on VS Code: the extension's secret storage and global state, modal dialogs. */
+export function consentOf(ctx: AutobenchContext): SecretConsent {
+  return {
+    secrets: ctx.extension.secrets,
+    state: ctx.extension.globalState,
+    log: ctx.log,
+    ui: {
+      askModal: (question, detail, buttons) => vscode.window.showWarningMessage(question, { modal: true, detail }, ...buttons),
+      pickMany: (items, opts) => vscode.window.showQuickPick(items, { ...opts, canPickMany: true }),
+      info: (message) => void vscode.window.showInformationMessage(message),
+    },
+  };
+}
 
 /** The open editor's text when it is YAML (its `slurm:` block may name a partition), else undefined. */
 function openPlanText(): string | undefined {

@@ -4,7 +4,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { PlanError, RunDirInUseError, type HostKeyPrompt, type RunHooks, type RunResult } from '../runner';
-import { withoutSecretVariables } from './secret-approvals';
+import { withoutSecretVariables } from './secrets';
 import { isMessage, WORKER_SERIALIZATION, type FromWorker, type ToWorker, type WorkerFailure, type WorkerRunOptions } from './run-worker-protocol';
 
 /** How the worker process is started. */

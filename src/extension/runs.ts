@@ -14,7 +14,8 @@ import { LivePanel } from './live-panel';
 import { askHostKey, helpDirOf, simBinDir, slurmOptionsOf, targetOf, uriOf, workspaceDir, type RunCommandOptions } from './run-inputs';
 import { runPlanInWorker, type WorkerRunRequest } from './run-worker-client';
 import { RUNS_FOLDER, runOf } from './runs-view';
-import { secretsForRun } from './secret-consent';
+import { consentOf } from './run-setup';
+import { secretsForRun } from './secrets';
 import type { SummaryPanels } from './summary-panel';
 
 /** What a waited-for run command returns: the runner's result and how many trial rows the live panel showed. */
@@ -187,7 +188,7 @@ export class Runs {
       // Each secret goes to the target only if the user approved it (asked here, before anything starts).
       // A test answers in place of the modal (VS Code's test host refuses dialogs); no other caller can.
       const testAnswer = this.ctx.extension.extensionMode === vscode.ExtensionMode.Test ? opts.secretAnswer : undefined;
-      const secrets = await secretsForRun(this.ctx.extension, this.ctx.log, target, planText, testAnswer);
+      const secrets = await secretsForRun(consentOf(this.ctx), target, planText, testAnswer);
       const request: WorkerRunRequest = {
         options: {
           planText,

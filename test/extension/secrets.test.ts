@@ -1,5 +1,6 @@
 // Which secret goes to which target: approvals kept per target and name, asked once per target, revocable; nothing
-// unapproved is sent, and the run worker's environment holds no secret to fall back to.
+// unapproved is sent, and the run worker's environment holds no secret to fall back to (src/extension/secrets.ts, with
+// its UI and stores faked).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -12,9 +13,15 @@ import {
   withApproval,
   withoutApprovals,
   withoutSecretVariables,
+  APPROVALS_KEY,
+  HF_TOKEN_KEY,
+  revokeApprovals,
+  secretsForRun,
+  SEND_ALWAYS,
   type Answer,
+  type SecretConsent,
   type SecretOffer,
-} from '../../src/extension/secret-approvals';
+} from '../../src/extension/secrets';
 import { secretNamesOfText as planSecretNames } from '../../src/core/plan/secrets';
 
 const HF = ['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN'];
@@ -126,4 +133,58 @@ test('revoking: listed target by target; some pairs, or all', () => {
 test('the worker environment: no secret-named variable, none of the run\'s secret names, everything else kept', () => {
   const env = { PATH: '/bin', HOME: '/h', HF_TOKEN: TOKEN, HUGGING_FACE_HUB_TOKEN: 'x', OPENAI_API_KEY: 'k', DB_PASSWORD: 'p', MY_PLAN_KEY: 'v', UNSET: undefined };
   assert.deepEqual(withoutSecretVariables(env, ['MY_PLAN_KEY']), { PATH: '/bin', HOME: '/h' });
+});
+
+/** The consent flow's stores and UI as plain objects: what was asked, stored, logged and said. */
+function fakeConsent(opts: { token?: string; modal?: Array<string | undefined>; picks?: Array<readonly { label: string }[] | undefined>; state?: Record<string, unknown> }) {
+  const state = new Map<string, unknown>(Object.entries(opts.state ?? {}));
+  const seen = { modal: [] as string[], info: [] as string[], log: [] as string[] };
+  const c: SecretConsent = {
+    secrets: { get: (key: string) => Promise.resolve(key === HF_TOKEN_KEY ? opts.token : undefined) },
+    state: {
+      get: ((key: string) => state.get(key)),
+      update: (key: string, value: unknown) => Promise.resolve(void state.set(key, value)),
+    },
+    log: { info: (m: string) => void seen.log.push(m), warn: (m: string) => void seen.log.push(m) },
+    ui: {
+      askModal: (q) => (seen.modal.push(q), Promise.resolve(opts.modal?.shift())),
+      pickMany: <T extends { label: string }>(items: T[]) => {
+        const labels = opts.picks?.shift()?.map((p) => p.label);
+        return Promise.resolve(labels ? items.filter((i) => labels.includes(i.label)) : undefined);
+      },
+      info: (m) => void seen.info.push(m),
+    },
+    env: {},
+  };
+  return { c, state, seen };
+}
+
+test('a run asks through the UI, stores "Always for This Host", and the next run to that host does not ask', async () => {
+  const f = fakeConsent({ token: TOKEN, modal: [SEND_ALWAYS] });
+  const first = await secretsForRun(f.c, 'ssh:gpu-box-1', 'schema_version: 1\n');
+  assert.deepEqual(f.seen.modal, ['Send HF_TOKEN to ssh:gpu-box-1?']);
+  assert.deepEqual([first.send, first.serverEnv, first.withheld], [{ HF_TOKEN: TOKEN }, ['HF_TOKEN'], []]);
+  assert.deepEqual(approvalsOf(f.state.get(APPROVALS_KEY)), { 'ssh:gpu-box-1': ['HF_TOKEN'] });
+  const again = await secretsForRun(f.c, 'ssh:gpu-box-1', 'schema_version: 1\n');
+  assert.deepEqual([f.seen.modal.length, again.asked, again.send], [1, [], { HF_TOKEN: TOKEN }]);
+  // Another host is asked; a dismissed dialog is a "no", logged by name only.
+  const other = await secretsForRun(f.c, 'ssh:gpu-box-2', 'schema_version: 1\n');
+  assert.deepEqual([other.send, other.withheld], [{}, ['HF_TOKEN']]);
+  assert.ok(f.seen.log.some((l) => l.includes('HF_TOKEN is NOT sent to ssh:gpu-box-2')));
+  assert.ok(!f.seen.log.some((l) => l.includes(TOKEN)), 'the value never reaches the log');
+});
+
+test('revoking through the UI: nothing approved says so; picked pairs go; "Revoke all" empties the store', async () => {
+  assert.deepEqual(await revokeApprovals(fakeConsent({}).c), {});
+  const empty = fakeConsent({});
+  await revokeApprovals(empty.c);
+  assert.deepEqual(empty.seen.info, ['Autobench: no secret is approved for any target.']);
+  const stored = { [APPROVALS_KEY]: { 'ssh:a': ['HF_TOKEN'], 'ssh:b': ['HF_TOKEN'] } };
+  const some = fakeConsent({ state: stored, picks: [[{ label: 'HF_TOKEN → ssh:a' }]] });
+  assert.deepEqual(await revokeApprovals(some.c), { 'ssh:b': ['HF_TOKEN'] });
+  assert.deepEqual(some.seen.info, ['Autobench: 1 secret approval revoked.']);
+  const all = fakeConsent({ state: stored, picks: [[{ label: '$(trash) Revoke all' }]] });
+  assert.deepEqual(await revokeApprovals(all.c), {});
+  const cancelled = fakeConsent({ state: stored, picks: [undefined] });
+  assert.deepEqual(await revokeApprovals(cancelled.c), stored[APPROVALS_KEY]);
 });
