@@ -154,7 +154,7 @@ describe('autobench predict', () => {
     assert.equal((JSON.parse(json.out) as PlanPrediction[])[0]?.gpu, 'B200');
     const bad = run(['predict', DEMO, '--gpu', 'RTX-4090']);
     assert.equal(bad.code, 2);
-    assert.match(bad.err, /--gpu RTX-4090: the simulated engine has no such GPU; choose one of A100-80GB, H100, H200, B200, B300, MI300X, auto/);
+    assert.match(bad.err, /--gpu RTX-4090: the simulated engine has no such GPU; choose one of A100-80GB, H100, H200, B200, B300, MI300X, GH200, GB200, L40S, RTX-PRO-6000-Blackwell-Server, auto/);
     assert.equal(bad.out, '');
     assert.doesNotMatch(bad.err, STACK);
   });
