@@ -20,7 +20,8 @@ for (const f of ['dist/extension.js', 'dist/run-worker.js', 'dist/server.js']) {
 rmSync('dist-vsix', { recursive: true, force: true });
 mkdirSync('dist-vsix');
 // The bundles carry their dependencies (esbuild), so no node_modules go into the package; .vscodeignore is an allow-list.
-const args = ['package', '--no-dependencies', '--allow-missing-repository', '-o', out];
+// The README links to docs/ by relative path; with no public repository there is nothing to rewrite them to, so they stay as they are.
+const args = ['package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', out];
 if (!['LICENSE', 'LICENSE.md', 'LICENSE.txt'].some((f) => existsSync(f))) args.push('--skip-license');
 const r = spawnSync(process.execPath, [join('node_modules', '@vscode', 'vsce', 'vsce'), ...args], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 if (r.status !== 0) {
