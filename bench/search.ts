@@ -10,7 +10,7 @@ import type { ScenarioVerdict } from '../src/core/results/verdict';
 import { predictCandidate } from '../src/predict/plan';
 import { RACE_Z } from '../src/predict/race';
 import type { CandidatePrediction } from '../src/predict/types';
-import { LAUNCH_S, NOISE } from '../test/support/search/measure';
+import { LAUNCH_S, NOISE, resetLaunchSalts } from '../test/support/search/measure';
 import { adaptive, entriesOf, grid } from '../test/support/search/strategies';
 
 const REPO = resolve(__dirname, '..');
@@ -82,6 +82,8 @@ async function job(file: string, seeds: number[]): Promise<JobResult[]> {
   for (const seed of seeds) {
     const t0 = performance.now();
     const t = { plan, seed };
+    // Each run's launch noise from its own draws, not from how many launches this worker made before.
+    resetLaunchSalts();
     const g = grid(t);
     const a = await adaptive(t, initial);
     const unmeasured = [...initial.keys()].filter((k) => !a.adaptive!.measured.includes(k));

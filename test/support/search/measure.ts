@@ -42,6 +42,15 @@ export interface Launch {
 
 let salts = 0;
 
+/**
+ * Starts the launches' salts again (the next launch draws salt 1): a bench run calls it first, so that a (config, seed)
+ * run draws the same launch noise whichever runs its worker did before (bench:search gave ernie-4.5 seed 3 a miss
+ * after deepseek-v3.1 in the same worker and none alone, 2026-12-07).
+ */
+export function resetLaunchSalts(): void {
+  salts = 0;
+}
+
 function trial(t: Truth, engine: Parameters<typeof judgePoint>[0], sc: Scenario, rate: number, seed: number, length = 1): { row: Row; passed: boolean; obs?: Observation; seconds: number } {
   const c = concurrencyOf(t.plan);
   // A repeat's trials are `length` times as long as the search's (the plan's verdict.repeat_length, as the runner's).
