@@ -31,6 +31,8 @@ await Promise.all([
   }),
   // `autobench predict` predicts files in worker threads running this bundle (beside dist/cli.js).
   build({ ...common, entryPoints: ['src/cli/predict-worker.ts'], outfile: 'dist/predict-worker.js' }),
+  // The load client's worker threads (`--workers`), beside every bundle that measures (cli.js, run-worker.js).
+  build({ ...common, entryPoints: ['src/client/load-worker-main.ts'], outfile: 'dist/load-worker.js' }),
   // The load client the runner copies to an ssh host and runs next to the server: one file, Node >= 20 built-ins only.
   build({ ...common, entryPoints: ['src/client/host-main.ts'], outfile: 'dist/client-node.js', sourcemap: false, minify: true }),
   // The simulated framework CLIs (bin/sim/*) run this small bundle rather than the whole CLI.

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BACKENDS, apiFor, isBackend } from '../client/backends';
 import type { GoodputSlo } from '../client/metrics';
+import { MAX_WORKERS } from '../client/load-workers';
 import { parseBaseUrl } from '../client/setup';
 import type { BenchOptions } from '../client/types';
 import { isDatasetName } from '../core/workload/build';
@@ -20,6 +21,7 @@ const VALUE_OPTS = [
   'gsp-num-groups', 'gsp-prompts-per-group', 'gsp-system-prompt-len', 'gsp-question-len', 'gsp-output-len', 'gsp-range-ratio',
   'gsp-num-turns', 'mooncake-slowdown-factor', 'mooncake-num-rounds', 'prompt-suffix', 'verify-budget-tokens', 'request-rate',
   'burstiness', 'max-concurrency', 'warmup-requests', 'request-timeout', 'ready-check-timeout-sec', 'output-file', 'tag',
+  'workers',
 ] as const;
 const BOOL_OPTS = [
   'disable-stream', 'disable-ignore-eos', 'no-include-usage', 'continuous-usage-stats', 'tokenize-prompt', 'gsp-ordered',
@@ -263,6 +265,10 @@ function setOptional(o: Partial<BenchOptions>, values: OptionValues, goodputItem
   if (timeout !== undefined && timeout > 0) o.requestTimeoutS = timeout;
   const ready = num(values, 'ready-check-timeout-sec', { min: 0 });
   if (ready !== undefined) o.readyCheckTimeoutS = ready;
+  const workers = strOpt(values, 'workers');
+  if (workers === undefined || workers === 'auto') return;
+  if (!/^\s*\d+\s*$/.test(workers)) throw new UsageError(`--workers takes a number of threads (1-${MAX_WORKERS}) or auto; got '${workers}'`);
+  o.workers = num(values, 'workers', { int: true, min: 1, max: MAX_WORKERS });
 }
 
 /** Reads and checks the whole command line; undefined when it asked for --help. */

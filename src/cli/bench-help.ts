@@ -58,6 +58,9 @@ traffic:
   --request-timeout S      per request, default 21600
   --ready-check-timeout-sec S  wait for GET /v1/models, default 60 (0: one try)
   --goodput SLO ...        ttft:MS tpot:MS e2e:MS (e2el also accepted)
+  --workers N|auto         threads that send and time requests (default auto: one per
+                           40k expected chunks/s, up to the cores, less one for a
+                           server on this machine); all share one clock and one cap
 
 output:
   --output-file PATH       append one JSON line (SGLang's field names, then ours)

@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { startLoadWorkerIfAsked } from './load-workers';
 import { runBenchmark } from './run-benchmark';
 import type { BenchEvent } from './types';
 import { encodeWire, parseServeCommand, withEnvHeaders, parseTrialSpec, WIRE_VERSION, type TrialSpec, type WireEvent } from './wire';
@@ -172,12 +173,15 @@ async function main(): Promise<number> {
   return args.serve ? serve(args.resultDir) : once(readSpec(args.spec), args.resultFile);
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    const usage = e instanceof UsageProblem;
-    const text = usage ? e.message : `internal error: ${(e as Error)?.message ?? String(e)}`;
-    process.stderr.write(`autobench client: ${text.replace(/\s+/g, ' ').trim()}\n`);
-    process.exit(usage ? 2 : 1);
-  },
-);
+// This one file is also the load-client worker threads' script on the host (load-workers.ts).
+if (!startLoadWorkerIfAsked()) {
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      const usage = e instanceof UsageProblem;
+      const text = usage ? e.message : `internal error: ${(e as Error)?.message ?? String(e)}`;
+      process.stderr.write(`autobench client: ${text.replace(/\s+/g, ' ').trim()}\n`);
+      process.exit(usage ? 2 : 1);
+    },
+  );
+}

@@ -5,7 +5,8 @@ import type { ChatMessage, WorkloadRow } from '../core/workload/types';
 import { askedLength, buildBody, type ApiKind, type ApiSpec, type BodyOptions } from './backends';
 import { DeferredQueue } from './deferred';
 import { Exchange } from './exchange';
-import { tpotOf } from './metrics';
+import { ProgressWindow } from './progress-window';
+import { LocalRows, type RowSource } from './rows';
 import { clientBound } from './trust';
 import { RequestError, type RequestRecord } from './record';
 import type { BenchEvent, BenchOptions, ClientStats } from './types';
@@ -73,65 +74,77 @@ function newRecord(p: Pending, warmup: boolean): RequestRecord {
   };
 }
 
-/** The median of `v`, sorting it in place; null when empty. */
-function median(v: number[]): number | null {
-  if (v.length === 0) return null;
-  const s = v.sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
-
 /** Sampling interval of the event-loop delay histogram. */
 const LOOP_RESOLUTION_MS = 10;
 
-/** What the client process itself cost over the measured window. */
-function clientStats(durationMs: number, cpu: NodeJS.CpuUsage, loop: IntervalHistogram): ClientStats {
-  const p99 = loop.percentile(99) / 1e6;
-  const max = loop.max / 1e6;
+/** One thread's event-loop delay over the measured window (ms, whole timer periods included). */
+export interface LoopDelay {
+  meanMs: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export function loopDelay(loop: IntervalHistogram): LoopDelay {
+  return { meanMs: loop.mean / 1e6, p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 };
+}
+
+/**
+ * What the client process itself cost over the measured window: CPU of every thread; the event loop that lagged
+ * most (`loops`: one per thread that handled requests). With several workers the CPU limit is per worker.
+ */
+export function clientStats(durationMs: number, cpu: NodeJS.CpuUsage, loops: readonly LoopDelay[]): ClientStats {
+  const worst = loops.reduce((a, b) => (b.p99Ms > a.p99Ms ? b : a), loops[0] ?? { meanMs: 0, p99Ms: 0, maxMs: 0 });
+  const max = Math.max(0, ...loops.map((l) => l.maxMs));
   // The histogram holds whole timer periods; the lag is what exceeds the period.
   const lag = (v: number): number => Math.max(0, v - LOOP_RESOLUTION_MS);
+  const workers = Math.max(1, loops.length);
   const s = {
     cpuPercent: durationMs > 0 ? ((cpu.user + cpu.system) / 1000 / durationMs) * 100 : 0,
     maxRssMb: process.resourceUsage().maxRSS / 1024,
-    eventLoopDelayMeanMs: loop.mean / 1e6,
-    eventLoopDelayP99Ms: p99,
+    eventLoopDelayMeanMs: loops.reduce((a, l) => a + l.meanMs, 0) / workers,
+    eventLoopDelayP99Ms: worst.p99Ms,
     eventLoopDelayMaxMs: max,
-    eventLoopLagP99Ms: lag(p99),
+    eventLoopLagP99Ms: lag(worst.p99Ms),
     eventLoopLagMaxMs: lag(max),
+    workers,
   };
   return { ...s, bound: clientBound(s, durationMs) };
 }
 
-/** The state of one measuring loop: what is due, what is in flight, counters and the current progress window. */
-class MeasureLoop {
+/** How a loop runs: its t0 (performance.now() of this thread), whether it emits progress itself. */
+export interface LoopSetup {
+  t0?: number;
+  progress: boolean;
+}
+
+/** What a loop hands back: its records, and its own thread's event-loop delay. */
+export interface LoopResult {
+  t0: number;
+  records: RequestRecord[];
+  durationMs: number;
+  aborted: boolean;
+  loop: LoopDelay;
+}
+
+/** The state of one measuring loop: what is in flight, counters and the current progress window; the rows come from a RowSource. */
+export class MeasureLoop {
   private readonly records: RequestRecord[] = [];
   private readonly inflight = new Set<Exchange>();
   private readonly timeoutMs: number;
   private readonly path: string;
   private readonly n: number;
-  private readonly limit: number;
   private readonly queue = new DeferredQueue();
   private readonly exchanges = new Map<Exchange, Pending>();
   private readonly bodies: Buffer[];
   private readonly asked: Asked[];
-  private readonly ready: number[] = [];
   private readonly onDone = (ex: Exchange): void => this.finished(ex);
-  private readyHead = 0;
-  private nextArrival = 0;
+  private readonly window = new ProgressWindow();
   private timer: NodeJS.Timeout | undefined;
+  /** Rows of this loop in flight (a conversation holds its row's slot across its turns). */
   private active = 0;
-  /** Rows not yet finished with all their turns. */
-  private outstanding: number;
   private started = 0;
-  private completed = 0;
-  private failed = 0;
-  private outputTokens = 0;
-  private winDone = 0;
-  private winTokens = 0;
-  private winTtft: number[] = [];
-  private winTpot: number[] = [];
-  private lastTick = 0;
   private aborted = false;
+  private settled = false;
   /** Set when run() starts; arrival and start times count from it. */
   private t0 = 0;
   /** Set by run(): stops the timers and settles the result. */
@@ -141,14 +154,14 @@ class MeasureLoop {
     private readonly ctx: RunContext,
     private readonly rows: readonly WorkloadRow[],
     private readonly arrivals: Float64Array,
-    cap: number | null,
+    private readonly source: RowSource,
     private readonly warmup: boolean,
+    /** Called right before each send (a shared count of requests started across threads). */
+    private readonly onSend: () => void = (): void => undefined,
   ) {
     this.path = `${ctx.basePath}${ctx.api.path}`;
     this.n = rows.length;
-    this.limit = cap ?? Infinity;
     this.timeoutMs = (ctx.options.requestTimeoutS ?? 21_600) * 1000;
-    this.outstanding = this.n;
     // Bodies are serialised before the clock starts: nothing heavy happens between arrival and send.
     const built = rows.map((row) => encode(ctx.api.kind, buildBody(ctx.api.kind, row, ctx.bodyOpts)));
     this.bodies = built.map((b) => b.body);
@@ -163,6 +176,7 @@ class MeasureLoop {
     this.exchanges.set(ex, p);
     this.inflight.add(ex);
     this.started++;
+    this.onSend();
     const hdrs = p.row.headers ? { ...this.ctx.headers, ...p.row.headers } : this.ctx.headers;
     ex.startT = performance.now();
     rec.startMs = ex.startT - this.t0;
@@ -170,40 +184,27 @@ class MeasureLoop {
     this.ctx.pool.dispatch({ path: this.path, method: 'POST', headers: hdrs, body: p.body, blocking: false }, ex);
   }
 
-  /** Sends every row that is due while slots are free, and sets a timer for the next arrival. */
+  /** Sends every row that is due while slots are free, and sets a timer for when to look again; settles once nothing is left. */
   private pump(): void {
     if (this.aborted) return;
-    const { rows, arrivals, n, ready, warmup } = this;
+    const { rows, arrivals, warmup } = this;
     const now = performance.now() - this.t0;
-    while (this.nextArrival < n && (arrivals[this.nextArrival] as number) <= now) ready.push(this.nextArrival++);
-    while (this.readyHead < ready.length && this.active < this.limit) {
-      const i = ready[this.readyHead++] as number;
+    for (let i = this.source.take(now); i >= 0; i = this.source.take(now)) {
       const row = rows[i] as WorkloadRow;
       this.active++;
       this.send({ row, index: warmup ? -1 - i : i, turn: 0, arrivalMs: arrivals[i] as number, body: this.bodies[i] as Buffer, asked: this.asked[i] as Asked, promptLen: row.promptLen });
     }
-    if (this.nextArrival < n && this.timer === undefined) {
-      const wait = Math.max(0, (arrivals[this.nextArrival] as number) - (performance.now() - this.t0));
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.pump();
-      }, wait);
+    if (this.active === 0 && this.source.exhausted()) {
+      this.settle();
+      return;
     }
-  }
-
-  /** Counts a finished request in the totals and the progress window. */
-  private count(rec: RequestRecord): void {
-    if (rec.success) {
-      this.completed++;
-      this.outputTokens += rec.outputTokens;
-      this.winDone++;
-      this.winTokens += rec.outputTokens;
-      this.winTtft.push(rec.ttftMs);
-      const tp = tpotOf(rec);
-      if (tp !== undefined) this.winTpot.push(tp);
-    } else {
-      this.failed++;
-    }
+    if (this.timer !== undefined) return;
+    const due = this.source.nextDue(now, this.active === 0);
+    if (due === undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pump();
+    }, Math.max(0, due - (performance.now() - this.t0)));
   }
 
   /** Sends the conversation's next turn in the same slot (history, the reply, the next question); false when it has none. */
@@ -224,41 +225,21 @@ class MeasureLoop {
     const p = this.exchanges.get(ex) as Pending;
     this.exchanges.delete(ex);
     const rec = ex.record;
-    this.count(rec);
+    this.window.count(rec);
     if (!this.warmup) this.ctx.emit({ type: 'request', record: rec });
     if (this.nextTurn(p, rec)) return;
     this.active--;
-    this.outstanding--;
-    if (this.outstanding === 0 || (this.aborted && this.inflight.size === 0)) {
-      this.resolveDone?.();
+    this.source.release();
+    if (this.aborted) {
+      if (this.inflight.size === 0) this.settle();
       return;
     }
     this.pump();
   }
 
-  /** Emits a progress event for the window since the last one, and starts a new window. */
+  /** Emits a progress event for the window since the last one. */
   private tick(): void {
-    const now = performance.now() - this.t0;
-    const dt = (now - this.lastTick) / 1000;
-    this.lastTick = now;
-    this.ctx.emit({
-      type: 'progress',
-      elapsedS: now / 1000,
-      total: this.n,
-      started: this.started,
-      completed: this.completed,
-      failed: this.failed,
-      inFlight: this.inflight.size,
-      outputTokens: this.outputTokens,
-      requestsPerS: dt > 0 ? this.winDone / dt : 0,
-      outputTokensPerS: dt > 0 ? this.winTokens / dt : 0,
-      ttftMsP50: median(this.winTtft),
-      tpotMsP50: median(this.winTpot),
-    });
-    this.winDone = 0;
-    this.winTokens = 0;
-    this.winTtft = [];
-    this.winTpot = [];
+    this.ctx.emit(this.window.tick(performance.now() - this.t0, this.n, this.started, this.inflight.size));
   }
 
   /** Aborts the requests past their deadline. */
@@ -268,27 +249,32 @@ class MeasureLoop {
   }
 
   /** The run was cancelled: stop sending and abort what is in flight. */
-  private abortAll(): void {
+  abortAll(): void {
+    if (this.aborted) return;
     this.aborted = true;
     if (this.timer) clearTimeout(this.timer);
     for (const ex of this.inflight) ex.abort(new RequestError('aborted', 'the run was cancelled'));
-    if (this.inflight.size === 0) this.resolveDone?.();
+    if (this.inflight.size === 0) this.settle();
+  }
+
+  private settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolveDone?.();
   }
 
   /** Starts the clock and the timers, sends what is due, and settles once every row is done or the run is cancelled. */
-  run(): Promise<MeasureResult> {
-    const { options, signal } = this.ctx;
+  run(setup: LoopSetup): Promise<LoopResult> {
+    const { signal } = this.ctx;
     const warmup = this.warmup;
-    const t0 = (this.t0 = performance.now());
-    const cpu0 = process.cpuUsage();
+    const t0 = (this.t0 = setup.t0 ?? performance.now());
     const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
     loop.enable();
-    const progressEvery = options.progressIntervalMs ?? 500;
-    const progressTimer = warmup ? undefined : setInterval(() => this.tick(), progressEvery);
+    const progressTimer = setup.progress ? setInterval(() => this.tick(), this.ctx.options.progressIntervalMs ?? 500) : undefined;
     // One sweep a second finds requests past their deadline (cheaper than a timer per request).
     const sweep = setInterval(() => this.sweep(), Math.min(1000, Math.max(50, this.timeoutMs / 4)));
     const onAbort = (): void => this.abortAll();
-    return new Promise<MeasureResult>((resolve) => {
+    return new Promise<LoopResult>((resolve) => {
       this.resolveDone = (): void => {
         const durationMs = performance.now() - t0;
         if (this.timer) clearTimeout(this.timer);
@@ -296,33 +282,28 @@ class MeasureLoop {
         clearInterval(sweep);
         signal?.removeEventListener('abort', onAbort);
         loop.disable();
-        const cpu = process.cpuUsage(cpu0);
-        if (!warmup) this.tick();
+        if (setup.progress) this.tick();
         this.records.sort((a, b) => (warmup ? b.index - a.index : a.index - b.index) || a.turn - b.turn);
-        resolve({ t0, records: this.records, durationMs, aborted: this.aborted, client: clientStats(durationMs, cpu, loop) });
+        resolve({ t0, records: this.records, durationMs, aborted: this.aborted, loop: loopDelay(loop) });
       };
-      if (this.n === 0) {
-        this.resolveDone();
+      if (signal?.aborted) {
+        this.aborted = true;
+        this.settle();
         return;
       }
-      if (signal) {
-        if (signal.aborted) {
-          this.aborted = true;
-          this.resolveDone();
-          return;
-        }
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.pump();
     });
   }
 }
 
 /**
- * The measuring loop. Arrival times are absolute (ms after t0): a late timer sends everything that is
- * due at once, and nothing drifts. A request holds a concurrency slot from send to finish; its
- * start time (TTFT and E2E count from it) is taken right before it is handed to its connection.
+ * The measuring loop in this thread. Arrival times are absolute (ms after t0): a late timer sends everything that is
+ * due at once, and nothing drifts. A request holds a concurrency slot from send to finish; its start time (TTFT and
+ * E2E count from it) is taken right before it is handed to its connection.
  */
-export function measure(ctx: RunContext, rows: readonly WorkloadRow[], arrivals: Float64Array, cap: number | null, warmup: boolean): Promise<MeasureResult> {
-  return new MeasureLoop(ctx, rows, arrivals, cap, warmup).run();
+export async function measure(ctx: RunContext, rows: readonly WorkloadRow[], arrivals: Float64Array, cap: number | null, warmup: boolean): Promise<MeasureResult> {
+  const cpu0 = process.cpuUsage();
+  const r = await new MeasureLoop(ctx, rows, arrivals, new LocalRows(arrivals, cap ?? Infinity), warmup).run({ progress: !warmup });
+  return { t0: r.t0, records: r.records, durationMs: r.durationMs, aborted: r.aborted, client: clientStats(r.durationMs, process.cpuUsage(cpu0), [r.loop]) };
 }

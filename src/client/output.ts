@@ -176,6 +176,7 @@ export function resultJson(r: BenchResult, d: RunDescription, opts: { details?: 
       event_loop_delay_max_ms: r.client.eventLoopDelayMaxMs,
       event_loop_lag_p99_ms: r.client.eventLoopLagP99Ms,
       event_loop_lag_max_ms: r.client.eventLoopLagMaxMs,
+      workers: r.client.workers,
       bound: r.client.bound,
     },
     aborted: r.aborted,

@@ -92,6 +92,7 @@ export function formatSummary(r: BenchResult): string {
   lines.push(centre('Client', '-'));
   lines.push(row('Client queueing, mean / P99 (ms):', `${fixed(m.clientQueue.mean)} / ${fixed(m.clientQueue.p99)}`));
   lines.push(row('Client CPU (% of one core):', fixed(r.client.cpuPercent)));
+  if (r.client.workers > 1) lines.push(row('Client worker threads:', String(r.client.workers)));
   lines.push(row('Event-loop lag P99 / max (ms):', `${fixed(r.client.eventLoopLagP99Ms)} / ${fixed(r.client.eventLoopLagMaxMs)}`));
   lines.push(row('Output tokens counted by:', Object.entries(m.outputTokensSource).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'n/a'));
   trust(lines, r);

@@ -1,5 +1,4 @@
 // The library entry point: runs one benchmark (readiness, warmup, cache flush, timed arrivals under a concurrency cap) and returns records and metrics.
-import { Pool } from 'undici';
 import { lengthsByScenario, subSeed } from '../core/workload/build';
 import type { TokenizerLike } from '../core/workload/tokenizer';
 import type { Workload, WorkloadRow } from '../core/workload/types';
@@ -8,6 +7,10 @@ import { apiFor, type BodyOptions } from './backends';
 import { flushCache, preconnect, serverInfo, waitReady } from './control';
 import { BenchSetupError, parseBaseUrl } from './setup';
 import { measure, type RunContext } from './measure';
+import { newPool } from './connection-pool';
+import { measureInWorkers } from './load-pool';
+import { WORKER_BUNDLE, chooseWorkers, clientCores, expectedChunkRate, loadWorkerSpawn, type WorkerSpawn } from './load-workers';
+import { isLoopbackOrigin } from './setup';
 import { computeMetrics } from './metrics';
 import type { RequestRecord } from './record';
 import type { BenchHooks, BenchOptions, BenchResult } from './types';
@@ -34,15 +37,7 @@ export async function runBenchmark(workload: Workload, options: BenchOptions, ho
   const seed = options.seed ?? 42;
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
   const notes: string[] = [];
-  const pool = new Pool(origin, {
-    connections: maxConcurrency ?? null,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    keepAliveMaxTimeout: 600_000,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    connect: { timeout: 30_000 },
-  });
+  const pool = newPool(origin, maxConcurrency);
   try {
     emit({ type: 'phase', phase: 'ready-check' });
     let model = options.model;
@@ -96,10 +91,13 @@ export async function runBenchmark(workload: Workload, options: BenchOptions, ho
     );
     if (workload.timed && Number.isFinite(requestRate)) notes.push('the dataset carries its own arrival times; --request-rate is ignored');
     const warm = Math.min(workload.rows.length, maxConcurrency ?? (Number.isFinite(requestRate) || workload.timed ? 0 : 1024));
-    if ((options.preconnect ?? true) && warm > 1) await preconnect(pool, basePath, headers, warm);
-    emit({ type: 'phase', phase: 'measure' });
+    const threads = measuringThreads(workload, arrivals, maxConcurrency, origin, options.workers, notes);
+    if ((options.preconnect ?? true) && warm > 1 && threads.workers === 1) await preconnect(pool, basePath, headers, warm);
+    emit({ type: 'phase', phase: 'measure', ...(threads.workers > 1 ? { detail: `${threads.workers} worker threads` } : {}) });
     const startedAt = new Date();
-    const m = await measure(ctx, workload.rows, arrivals, maxConcurrency, false);
+    const m = threads.spawn
+      ? await measureInWorkers({ ctx, origin, rows: workload.rows, arrivals, cap: maxConcurrency, workers: threads.workers, preconnect: (options.preconnect ?? true) ? Math.max(warm, threads.workers) : 0 }, threads.spawn)
+      : await measure(ctx, workload.rows, arrivals, maxConcurrency, false);
     emit({ type: 'phase', phase: 'finish' });
 
     const info = api.flushPath === '/flush_cache' ? await serverInfo(pool, basePath, headers) : null;
@@ -138,6 +136,21 @@ export async function runBenchmark(workload: Workload, options: BenchOptions, ho
   } finally {
     await pool.destroy().catch(() => undefined);
   }
+}
+
+/** The threads that measure: one here, or worker threads (with how to start them); a note when more were asked than can start. */
+function measuringThreads(workload: Workload, arrivals: Float64Array, cap: number | null, origin: string, asked: number | 'auto' | undefined, notes: string[]): { workers: number; spawn?: WorkerSpawn } {
+  const n = workload.rows.length;
+  const span = n > 1 ? (arrivals[n - 1] as number) - (arrivals[0] as number) : 0;
+  const rate = span > 0 ? ((n - 1) / span) * 1000 : Infinity;
+  const meanOutputTokens = n > 0 ? workload.rows.reduce((a, r) => a + r.outputLen, 0) / n : 0;
+  const chunkRate = expectedChunkRate({ requestRate: rate, cap, requests: n, meanOutputTokens });
+  const workers = chooseWorkers(asked, chunkRate, clientCores(isLoopbackOrigin(origin)));
+  if (workers === 1) return { workers };
+  const spawn = loadWorkerSpawn();
+  if (spawn) return { workers, spawn };
+  notes.push(`${workers} load-client worker threads were asked for, but this build has no worker script (dist/${WORKER_BUNDLE}); one thread measured`);
+  return { workers: 1 };
 }
 
 /** After the run: count output tokens with the tokenizer where the server reported none. */

@@ -48,3 +48,14 @@ export function unreachableReason(e: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** The origin names this machine (localhost, 127.0.0.0/8, ::1): the server then shares this machine's cores with the client. */
+export function isLoopbackOrigin(origin: string): boolean {
+  let host: string;
+  try {
+    host = new URL(origin).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
+}

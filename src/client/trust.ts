@@ -300,10 +300,12 @@ export function cacheHits(ok: readonly RequestRecord[]): { cachedPromptTokens: n
 export const CLIENT_MIN_WINDOW_MS = 1000;
 
 /** Why the client, not the server, may have set the pace; null when neither limit was crossed (or the window is too short to tell). */
-export function clientBound(s: { eventLoopLagP99Ms: number; cpuPercent: number }, windowMs = Infinity): string | null {
+export function clientBound(s: { eventLoopLagP99Ms: number; cpuPercent: number; workers?: number }, windowMs = Infinity): string | null {
   if (windowMs < CLIENT_MIN_WINDOW_MS) return null;
   const why: string[] = [];
+  const workers = s.workers ?? 1;
+  const cpuLimit = CLIENT_CPU_LIMIT_PERCENT * workers;
   if (s.eventLoopLagP99Ms > CLIENT_LAG_P99_LIMIT_MS) why.push(`the client's event loop lagged ${s.eventLoopLagP99Ms.toFixed(1)} ms at p99 (limit ${CLIENT_LAG_P99_LIMIT_MS} ms)`);
-  if (s.cpuPercent > CLIENT_CPU_LIMIT_PERCENT) why.push(`the client used ${s.cpuPercent.toFixed(0)}% of one core (limit ${CLIENT_CPU_LIMIT_PERCENT}%)`);
+  if (s.cpuPercent > cpuLimit) why.push(workers === 1 ? `the client used ${s.cpuPercent.toFixed(0)}% of one core (limit ${CLIENT_CPU_LIMIT_PERCENT}%)` : `the client used ${s.cpuPercent.toFixed(0)}% of one core over its ${workers} workers (limit ${CLIENT_CPU_LIMIT_PERCENT}% each, ${cpuLimit}%)`);
   return why.length > 0 ? why.join('; ') : null;
 }

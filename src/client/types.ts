@@ -58,6 +58,11 @@ export interface BenchOptions {
   keepUncountedTexts?: boolean;
   /** Interval of 'progress' events (default 500 ms). */
   progressIntervalMs?: number;
+  /**
+   * Threads that send and time the measured requests: 1 (this thread), N worker threads sharing the rows and the
+   * cap, or 'auto' (default): by the streams the run can hold and the cores here (load-workers.ts).
+   */
+  workers?: number | 'auto';
   /** Open the connections the run will need before it starts (default true): up to the concurrency cap, or every request (at most 1024) at rate inf. */
   preconnect?: boolean;
 }
@@ -104,6 +109,8 @@ export interface ClientStats {
   /** The lag: delay beyond the 10 ms period, p99 and max (ms). */
   eventLoopLagP99Ms: number;
   eventLoopLagMaxMs: number;
+  /** Threads that sent and timed requests (1: this thread; more: worker threads, the lag above being the worst one's). */
+  workers: number;
   /** Why the client itself may have set the pace (lag p99 over CLIENT_LAG_P99_LIMIT_MS, or CPU over CLIENT_CPU_LIMIT_PERCENT); null when neither. */
   bound: string | null;
 }

@@ -41,7 +41,7 @@ export interface TrialSpec {
 /** BenchOptions that survive JSON and hold no secret: no headers, no tokenizer. */
 export type HostBenchOptions = Pick<
   BenchOptions,
-  'backend' | 'baseUrl' | 'model' | 'requestRate' | 'maxConcurrency' | 'warmupRequests' | 'warmupRow' | 'seed' | 'flushCache' | 'extraRequestBody' | 'readyCheckTimeoutS' | 'progressIntervalMs' | 'keepUncountedTexts'
+  'backend' | 'baseUrl' | 'model' | 'requestRate' | 'maxConcurrency' | 'warmupRequests' | 'warmupRow' | 'seed' | 'flushCache' | 'extraRequestBody' | 'readyCheckTimeoutS' | 'progressIntervalMs' | 'keepUncountedTexts' | 'workers'
 >;
 
 /** One line the client prints on stdout; in serve mode every trial's line names its trial. */
@@ -98,6 +98,7 @@ const count: Check = (v, at) => (typeof v === 'number' && Number.isInteger(v) &&
 const str: Check = (v, at) => (typeof v === 'string' ? undefined : `${at} must be a string`);
 const bool: Check = (v, at) => (typeof v === 'boolean' ? undefined : `${at} must be true or false`);
 const obj: Check = (v, at) => (isObj(v) ? undefined : `${at} must be an object`);
+const workersCheck: Check = (v, at) => (v === 'auto' || (typeof v === 'number' && Number.isInteger(v) && v >= 1) ? undefined : `${at} must be a whole number >= 1 or "auto"`);
 const opt = (c: Check): Check => (v, at) => (v === undefined ? undefined : c(v, at));
 
 function rowProblem(r: unknown, at: string): string | undefined {
@@ -122,6 +123,7 @@ function optionsProblem(o: Record<string, unknown>): string | undefined {
     ['readyCheckTimeoutS', opt(num)],
     ['progressIntervalMs', opt(num)],
     ['keepUncountedTexts', opt(bool)],
+    ['workers', opt(workersCheck)],
   ];
   for (const [k, c] of checks) {
     const p = c(o[k], `options.${k}`);

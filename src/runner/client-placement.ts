@@ -16,6 +16,8 @@ export interface ClientPlacement {
   base_url: string;
   /** 'host': the node that ran the client there. */
   node_version?: string;
+  /** Threads that sent and timed the trial's requests (set once the trial measured). */
+  workers?: number;
   /** 'forward' on a remote target: why the client did not run on the host. */
   fallback_reason?: string;
   /** 'forward': what the forward added under this trial's own load. */

@@ -426,7 +426,7 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     ...(floorOf(s.server) ? { ttftFloor: floorOf(s.server) } : {}),
     // The idle forward's figures describe a measurement only when it went through the forward.
     ...(s.server.transport && placed.placement === 'forward' ? { transport: s.server.transport } : {}),
-    clientPlacement: placed,
+    clientPlacement: result ? { ...placed, workers: result.client.workers } : placed,
     ...(result ? { pace: paceOf(result.records, ref.rate !== 'inf', speed), cachePolicy: result.flushCache === 'ok' ? 'flushed' : 'fresh-prompts' } : {}),
     ...(validity ? { validity } : {}),
   });

@@ -93,6 +93,19 @@ describe('autobench bench', () => {
     });
   });
 
+  test('--workers 2: measured on two threads, said in the table and the JSON line', async () => {
+    await withServer({ behaviour: { ttftMs: 2, itlMs: 1 } }, async (srv) => {
+      const out = join(dir, 'workers.jsonl');
+      const a = io();
+      const args = ['--backend', 'openai', '--base-url', srv.url, '--tokenizer', TOKENIZER, '--num-prompts', '12', '--random-input-len', '8', '--random-output-len', '4', '--max-concurrency', '4', '--workers', '2', '--output-file', out, '--disable-tqdm'];
+      assert.equal(await runBench(args, a, {}), 0, a.text().err);
+      assert.match(a.text().out, /^Client worker threads: +2$/m);
+      const line = JSON.parse(readFileSync(out, 'utf8').trim()) as { completed: number; client: { workers: number } };
+      assert.equal(line.completed, 12);
+      assert.equal(line.client.workers, 2);
+    });
+  });
+
   test('failed requests are reported, not fatal', async () => {
     await withServer({ behaviour: { ttftMs: 1, itlMs: 1 }, decide: (_b, seq) => (seq % 3 === 2 ? { status: 500 } : undefined) }, async (srv) => {
       const a = io();
@@ -126,6 +139,9 @@ describe('autobench bench', () => {
       [[], /a tokenizer is needed/],
       [['--dataset-name', 'custom', '--tokenizer', TOKENIZER], /needs --dataset-path/],
       [['--bogus'], /Unknown option '--bogus'/],
+      [['--workers', 'many', '--tokenizer', TOKENIZER], /--workers takes a number of threads \(1-16\) or auto; got 'many'/],
+      [['--workers', '0', '--tokenizer', TOKENIZER], /--workers must be >= 1, got 0/],
+      [['--workers', '17', '--tokenizer', TOKENIZER], /--workers must be <= 16, got 17/],
     ];
     for (const [args, re] of cases) {
       const a = io();

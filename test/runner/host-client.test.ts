@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { encodeWire } from '../../src/client';
+import { decodeWire, encodeWire, resultFromWire } from '../../src/client';
 import { LocalExecutor, SshExecutor, type Executor, type ServerProcess } from '../../src/exec';
 import { runTrial, trialBenchOptions, type TrialOutcome, type TrialSettings } from '../../src/runner/client-trial';
 import { resetHostClient, runPlacedTrial } from '../../src/runner/client-placement';
@@ -115,6 +115,36 @@ describe('the client bundle', () => {
         assert.doesNotMatch(r.stderr, /\n\s+at /);
       }
     } finally {
+      cleanup(dir);
+    }
+  });
+});
+
+describe('the client bundle on worker threads', () => {
+  test('alone in its folder, the one file is its own worker script: a spec asking for 2 workers measures on 2', { timeout: 60_000 }, async () => {
+    const js = await clientBundle();
+    const srv = new FakeServer({ behaviour: STREAM });
+    await srv.listen();
+    const dir = tempDir();
+    try {
+      const spec = { version: 1, workload: workload(rows(16, 8)), options: { ...trialBenchOptions(srv.url, 'fake-model', settings()), workers: 2 }, deadlineMs: 60_000 };
+      const f = path.join(dir, 'spec.json');
+      writeFileSync(f, encodeWire(spec));
+      const child = spawn(process.execPath, [js, '--spec', f], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      assert.equal(code, 0, err);
+      const line = out.split('\n').find((l) => l.startsWith('{"event":"result"')) as string;
+      const result = resultFromWire((decodeWire(line) as { result: unknown }).result);
+      assert.equal(result.client.workers, 2);
+      assert.equal(result.metrics.completed, 16);
+      assert.ok(result.records.every((r) => r.success && r.itlMs.length === 7));
+      assert.deepEqual(result.records.map((r) => r.index), Array.from({ length: 16 }, (_, i) => i));
+    } finally {
+      await srv.close();
       cleanup(dir);
     }
   });
