@@ -1,14 +1,12 @@
 // Runs every *.test.ts under test/ (or the folders given) with node's test runner through tsx: files run side by side
-// (--test-concurrency N, default 2, or $AUTOBENCH_TEST_CONCURRENCY), the longest known first; a file whose source holds
-// the line `// autobench-test: alone` runs afterwards with nothing beside it. *.long.test.ts only with --long or when
-// named, and says so. Each file's time lands in test-artifacts/test-times.json (the next run's order), and the total
-// wall time is printed at the end.
+// (--test-concurrency N, default 2, or $AUTOBENCH_TEST_CONCURRENCY), the longest known first. *.long.test.ts only with
+// --long or when named, and says so. Each file's time lands in test-artifacts/test-times.json (the next run's order),
+// and the total wall time is printed at the end.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const TIMES = 'test-artifacts/test-times.json';
-const ALONE = /^\/\/ autobench-test: alone\b/m;
 
 function collect(dir, out) {
   for (const name of readdirSync(dir).sort()) {
@@ -40,9 +38,8 @@ function readTimes() {
 }
 
 /** Runs `files` with node's runner at `concurrency`; their times are merged into `times`. */
-function runFiles(files, concurrency, times, part) {
-  if (files.length === 0) return 0;
-  const out = `test-artifacts/test-times.${part}.json`;
+function runFiles(files, concurrency, times) {
+  const out = 'test-artifacts/test-times.last.json';
   const r = spawnSync(
     process.execPath,
     ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${resolve('scripts/test-times-reporter.mjs')}`, `--test-reporter-destination=${out}`, ...files],
@@ -69,13 +66,11 @@ if (files.length === 0) {
 }
 const concurrency = concurrencyOf(argv);
 const known = readTimes();
-const alone = files.filter((f) => ALONE.test(readFileSync(f, 'utf8')));
-const shared = files.filter((f) => !alone.includes(f)).sort((a, b) => (known[b] ?? Infinity) - (known[a] ?? Infinity));
+const ordered = [...files].sort((a, b) => (known[b] ?? Infinity) - (known[a] ?? Infinity));
 mkdirSync('test-artifacts', { recursive: true });
 const t0 = Date.now();
 const times = { ...known };
-const status = [runFiles(shared, concurrency, times, 'shared'), runFiles(alone, 1, times, 'alone')];
-if (existsSync('test-artifacts')) writeFileSync(TIMES, `${JSON.stringify(times, null, 1)}\n`);
-const min = (Date.now() - t0) / 60_000;
-console.log(`\nrun-tests: ${files.length} files (${shared.length} up to ${concurrency} at a time, then ${alone.length} alone) in ${min.toFixed(1)} min`);
-process.exit(status.find((s) => s !== 0) ?? 0);
+const status = runFiles(ordered, concurrency, times);
+writeFileSync(TIMES, `${JSON.stringify(times, null, 1)}\n`);
+console.log(`\nrun-tests: ${files.length} files, up to ${concurrency} at a time, in ${((Date.now() - t0) / 60_000).toFixed(1)} min`);
+process.exit(status);
