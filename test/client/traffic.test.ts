@@ -5,8 +5,7 @@ import { arrivalSchedule } from '../../src/core/workload/arrivals';
 import { runBenchmark } from '../../src/client/run-benchmark';
 import type { BenchEvent } from '../../src/client/types';
 import { subSeed } from '../../src/core/workload/build';
-import type { Truth } from '../support/fake-server';
-import { rows, withServer, workload } from '../support/client';
+import { rows, serverPeak, withServer, workload } from '../support/client';
 
 function gaps(a: Float64Array): number[] {
   const out: number[] = [];
@@ -18,17 +17,6 @@ function meanCv(v: number[]): { mean: number; cv: number } {
   const mean = v.reduce((a, b) => a + b, 0) / v.length;
   const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
   return { mean, cv: sd / mean };
-}
-
-/** Most requests the server was handling at once (body received .. last write), from its own record. */
-function serverPeak(truths: Truth[]): number {
-  const ev: [number, number][] = [];
-  for (const t of truths) ev.push([t.tBody, 1], [t.tEnd, -1]);
-  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let cur = 0;
-  let peak = 0;
-  for (const [, d] of ev) peak = Math.max(peak, (cur += d));
-  return peak;
 }
 
 describe('arrival schedule', () => {
@@ -147,22 +135,25 @@ describe('traffic against the server', () => {
     });
   });
 
-  test('cancelling stops new requests, ends those in flight, and returns what finished', async () => {
-    await withServer({ behaviour: { ttftMs: 5, itlMs: 20 } }, async (srv) => {
-      const ac = new AbortController();
-      let done = 0;
-      const res = await runBenchmark(workload(rows(40, 20)), { backend: 'openai', baseUrl: srv.url, maxConcurrency: 4, warmupRequests: 0 }, {
-        signal: ac.signal,
-        onEvent: (e) => {
-          if (e.type === 'request' && ++done === 4) ac.abort();
-        },
+  for (const workers of [1, 2]) {
+    test(`cancelling stops new requests, ends those in flight, and returns what finished (${workers} thread${workers > 1 ? 's' : ''})`, async () => {
+      await withServer({ behaviour: { ttftMs: 5, itlMs: 20 } }, async (srv) => {
+        const ac = new AbortController();
+        let done = 0;
+        const res = await runBenchmark(workload(rows(40, 20)), { backend: 'openai', baseUrl: srv.url, maxConcurrency: 4, warmupRequests: 0, workers }, {
+          signal: ac.signal,
+          onEvent: (e) => {
+            if (e.type === 'request' && ++done === 4) ac.abort();
+          },
+        });
+        assert.equal(res.aborted, true);
+        assert.equal(res.client.workers, workers);
+        assert.ok(res.records.length < 40);
+        assert.ok(res.records.some((r) => r.errorKind === 'aborted'));
+        assert.ok(srv.truths.length < 40);
       });
-      assert.equal(res.aborted, true);
-      assert.ok(res.records.length < 40);
-      assert.ok(res.records.some((r) => r.errorKind === 'aborted'));
-      assert.ok(srv.truths.length < 40);
     });
-  });
+  }
 
   test('live events: phases in order, one request event each, progress with counts', async () => {
     await withServer({ behaviour: { ttftMs: 5, itlMs: 10 } }, async (srv) => {

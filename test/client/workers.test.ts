@@ -1,4 +1,4 @@
-// The load client on several worker threads: one shared clock (every stamp on the main thread's timeline, checked against the in-process server's own record), one cap, one arrival schedule, one result; conversations, cancel and live events as in one thread; how many threads 'auto' picks.
+// The load client on several worker threads: one shared clock (every stamp on the main thread's timeline, checked against the in-process server's own record), one cap, one arrival schedule, one result; conversations and live events as in one thread (cancel: traffic.test.ts); how many threads 'auto' picks.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runBenchmark } from '../../src/client/run-benchmark';
@@ -8,18 +8,7 @@ import { chooseWorkers, clientCores, expectedChunkRate, CHUNKS_PER_WORKER, MAX_W
 import { isLoopbackOrigin } from '../../src/client/setup';
 import type { BenchEvent } from '../../src/client/types';
 import { truthMetrics, type Truth } from '../support/fake-server';
-import { rows, withServer, workload } from '../support/client';
-
-/** Most requests the server handled at once (body received .. last write). */
-function serverPeak(truths: Truth[]): number {
-  const ev: [number, number][] = [];
-  for (const t of truths) ev.push([t.tBody, 1], [t.tEnd, -1]);
-  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let cur = 0;
-  let peak = 0;
-  for (const [, d] of ev) peak = Math.max(peak, (cur += d));
-  return peak;
-}
+import { rows, serverPeak, withServer, workload } from '../support/client';
 
 const promptOf = (t: Truth): string => (typeof t.body.prompt === 'string' ? t.body.prompt : '');
 
@@ -91,23 +80,6 @@ describe('load client on worker threads', () => {
       const third = srv.truths.find((t) => (t.body.messages as unknown[]).length === 5)?.body.messages as { role: string; content: string }[];
       assert.equal(third[1]?.content, ' tok tok tok');
       assert.equal(res.records[1]?.promptLen, 6 + 3 + 2);
-    });
-  });
-
-  test('cancel reaches every worker: no new requests, those in flight aborted, what finished returned', async () => {
-    await withServer({ behaviour: { ttftMs: 5, itlMs: 20 } }, async (srv) => {
-      const ac = new AbortController();
-      let done = 0;
-      const res = await runBenchmark(workload(rows(60, 20)), { backend: 'openai', baseUrl: srv.url, maxConcurrency: 6, warmupRequests: 0, workers: 2 }, {
-        signal: ac.signal,
-        onEvent: (e) => {
-          if (e.type === 'request' && ++done === 6) ac.abort();
-        },
-      });
-      assert.equal(res.aborted, true);
-      assert.ok(res.records.length < 60);
-      assert.ok(res.records.some((r) => r.errorKind === 'aborted'));
-      assert.ok(srv.truths.length < 60);
     });
   });
 
