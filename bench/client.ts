@@ -221,6 +221,9 @@ async function ceiling(srv: ServerProc, met: { name: string; value: number; targ
     }
   }
   for (const w of WORKERS) console.log(`- ceiling with ${w} worker(s): ${f(ceil.get(w) ?? NaN, 0)} chunks/s`);
+  // The server shares this machine: N client threads and it need more than N cores before the client is the limit.
+  const short = WORKERS.filter((w) => w + 1 > cpus().length);
+  if (short.length) console.log(`- this machine has ${cpus().length} cores: with ${short.join(', ')} worker(s) and the server on it, the sweep ends where the machine does, not the client; a ratio needs at least ${Math.max(...short) + 2} cores`);
   const one = ceil.get(1);
   for (const w of WORKERS.filter((x) => x > 1)) {
     const many = ceil.get(w);
