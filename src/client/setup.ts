@@ -1,5 +1,6 @@
 // What can stop a run before it measures anything, typed so a caller can say what fixes it: a base URL that
 // is not one, a server that cannot be reached or never becomes ready, no model, every warmup failing, a failed cache flush.
+import { isLoopbackHost } from '../core/loopback';
 
 export type SetupFailure = 'bad-url' | 'unreachable' | 'not-ready' | 'no-model' | 'warmup-failed' | 'flush-failed';
 
@@ -49,13 +50,11 @@ export function unreachableReason(e: unknown): string | undefined {
   return undefined;
 }
 
-/** The origin names this machine (localhost, 127.0.0.0/8, ::1): the server then shares this machine's cores with the client. */
+/** The origin names this machine (core/loopback.ts): the server then shares this machine's cores with the client. */
 export function isLoopbackOrigin(origin: string): boolean {
-  let host: string;
   try {
-    host = new URL(origin).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    return isLoopbackHost(new URL(origin).hostname);
   } catch {
     return false;
   }
-  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
 }

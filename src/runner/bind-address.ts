@@ -1,6 +1,7 @@
 // Where a server listens: the address each engine binds given its flags (SGLang and trtllm-serve default to loopback),
 // and the `--host 0.0.0.0` a launch adds when the runner reaches the server from another host (a Slurm node at its NodeAddr).
 import { frameworkSpec } from '../core/frameworks';
+import { isLoopbackHost } from '../core/loopback';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { ContainerExecutor } from '../exec';
 import type { RunTarget } from './target-types';
@@ -26,12 +27,6 @@ export function hostFlagOf(flags: Record<string, unknown>, argv: readonly string
 /** The address the engine binds given its flags: the candidate's host, else the framework's default (SGLang 127.0.0.1, trtllm-serve localhost). */
 export function bindHostOf(fw: FrameworkKey, flags: Record<string, unknown>, argv: readonly string[] = []): string {
   return hostFlagOf(flags, argv) ?? frameworkSpec(fw).defaultHost;
-}
-
-/** A name or address that only its own host answers on. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === 'ip6-localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
 /**

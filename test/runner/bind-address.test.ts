@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { frameworkSpec } from '../../src/core/frameworks';
 import { FRAMEWORKS } from '../../src/core/frameworks/types';
 import { ContainerExecutor, LocalExecutor } from '../../src/exec';
-import { bindHostOf, hostFlagOf, isLoopbackHost, reachViaOf, withReachableHost } from '../../src/runner/bind-address';
+import { isLoopbackHost } from '../../src/core/loopback';
+import { bindHostOf, hostFlagOf, reachViaOf, withReachableHost } from '../../src/runner/bind-address';
 
 test('each framework binds what the real engine binds with no --host: SGLang 127.0.0.1, trtllm-serve localhost, vLLM and the TokenSpeed gateway every interface', () => {
   assert.equal(bindHostOf('sglang', {}), '127.0.0.1');

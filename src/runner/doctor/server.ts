@@ -1,6 +1,7 @@
 // Doctor's checks of where a framework's server would listen: the port free on the host, the address it binds, and whether the readiness check and the load client reach it there.
 import type { FrameworkKey } from '../../core/frameworks/types';
-import { bindHostOf, hostFlagOf, isLoopbackHost, reachViaOf, withReachableHost } from '../bind-address';
+import { isLoopbackHost } from '../../core/loopback';
+import { bindHostOf, hostFlagOf, reachViaOf, withReachableHost } from '../bind-address';
 import type { RunTarget } from '../target-types';
 import { connectHere, connectOnHost, listenOn, type Interpreter } from './listener';
 import { ok, problem, warn, type DoctorCheck } from './types';
