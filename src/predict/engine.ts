@@ -44,6 +44,7 @@ export function engineForArgv(fw: FrameworkKey, argv: readonly string[], options
 /** The same engine with its prefill compute and decode bandwidth scaled. */
 export function scaled(c: ResolvedSim, f: Factors): ResolvedSim {
   if (f.prefill === 1 && f.decode === 1) return c;
-  const cost = { ...c.engine.cost, flops: c.engine.cost.flops * f.prefill, bandwidth: c.engine.cost.bandwidth * f.decode };
+  const k = c.engine.cost;
+  const cost = { ...k, flops: k.flops * f.prefill, attnFlops: k.attnFlops * f.prefill, bandwidth: k.bandwidth * f.decode };
   return { ...c, engine: { ...c.engine, cost } };
 }

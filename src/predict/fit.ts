@@ -1,4 +1,4 @@
-// Fits one candidate's speed factors to what was measured: decode from p50 TPOT, prefill from p50 TTFT, by secant steps in log space on the virtual engine.
+// Fits one candidate's speed factors to what was measured: decode from p50 TPOT, prefill from p50 TTFT, by damped secant steps in log space on the virtual engine.
 import type { Scenario } from '../core/config/model';
 import type { ResolvedSim } from '../sim/config';
 import { simulateLoad } from '../sim/virtual';
@@ -105,8 +105,9 @@ export function fitCandidate(engine: ResolvedSim, all: readonly Observation[], s
   let ld = Math.log(start.decode);
   const before = errorOf(predictAll(engine, start, obs), obs);
   const h = 0.05;
-  for (let i = 0; i < 6; i++) {
-    const r = residual(lp, ld);
+  const norm = (r: [number, number]): number => Math.hypot(r[0], r[1]);
+  let r = residual(lp, ld);
+  for (let i = 0; i < 12; i++) {
     if (Math.abs(r[0]) < 0.003 && Math.abs(r[1]) < 0.003) break;
     const rp = residual(lp + h, ld);
     const rd = residual(lp, ld + h);
@@ -118,9 +119,21 @@ export function fitCandidate(engine: ResolvedSim, all: readonly Observation[], s
     // A singular Jacobian (a latency that does not move): fall back to latency ~ 1/speed on the diagonal.
     const [dp, dd] = Math.abs(det) > 1e-6 ? [(-d * r[0] + b * r[1]) / det, (c * r[0] - a * r[1]) / det] : [r[0], r[1]];
     const step = Math.max(Math.abs(dp), Math.abs(dd));
-    const scale = step > 0.7 ? 0.7 / step : 1;
-    lp = clamp(lp + dp * scale);
-    ld = clamp(ld + dd * scale);
+    // Damped: halve the step until the residuals shrink (a latency that barely moves, such as TPOT near the knee of
+    // a prefill-first scheduler, makes the full step overshoot to the clamp).
+    let scale = step > 0.7 ? 0.7 / step : 1;
+    let next: [number, number, [number, number]] | undefined;
+    for (; scale > 1 / 64; scale /= 2) {
+      const np = clamp(lp + dp * scale);
+      const nd = clamp(ld + dd * scale);
+      const nr = residual(np, nd);
+      if (norm(nr) < norm(r)) {
+        next = [np, nd, nr];
+        break;
+      }
+    }
+    if (!next) break;
+    [lp, ld, r] = next;
   }
   const factors = { prefill: Math.exp(lp), decode: Math.exp(ld) };
   return { factors, errorBefore: before, errorAfter: errorOf(predictAll(engine, factors, obs), obs), observations: obs.length };

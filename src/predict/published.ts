@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
-import { gpuProfile } from '../sim/profiles';
+import { gpuProfile, modelProfile } from '../sim/profiles';
 import { simulateLoad, type VirtualResult } from '../sim/virtual';
 import { engineForArgv, predictOptions } from './engine';
 import type { Factors } from './types';
@@ -154,8 +154,72 @@ function trtllmOptions(scratch: string, kvDtype: string): string {
   return file;
 }
 
+/** A YAML file of LLM API options for trtllm-serve, written once per content (named by its digest). */
+function optionsFile(scratch: string, text: string): string {
+  mkdirSync(scratch, { recursive: true });
+  const file = join(scratch, `opts-${createHash('sha256').update(text).digest('hex').slice(0, 12)}.yaml`);
+  if (!existsSync(file)) writeFileSync(file, text);
+  return file;
+}
+
+const GiB = 1024 ** 3;
+
+/** Rounds a raw batch size and token count up the way trtllm-bench's finetune_setting does (optimistic tuning on). */
+function benchRounding(rawBs: number, rawToken: number): { maxBatch: number; maxTokens: number } {
+  const maxBatch = rawBs < 256 ? Math.max(64, 32 * Math.ceil(rawBs / 32)) : rawBs < 1024 ? 128 * Math.ceil(rawBs / 128) : 256 * Math.ceil(rawBs / 256);
+  const maxTokens = rawToken < 4096 ? Math.max(2048, 256 * Math.ceil(rawToken / 256)) : rawToken < 8192 ? 512 * Math.ceil(rawToken / 512) : 1024 * Math.ceil(rawToken / 1024);
+  return { maxBatch, maxTokens };
+}
+
+/**
+ * The max batch size and max num tokens `trtllm-bench throughput` picks for a dataset when none is given
+ * (NVIDIA/TensorRT-LLM · tensorrt_llm/bench/build/tuning.py @04cba882 calc_engine_setting and finetune_setting:
+ * requests that fit 95% of the memory left after the weights at ISL+OSL each, KV heads at least one per TP rank;
+ * tokens = requests x (1 + ISL/OSL), at most 32768), and then, with chunked prefill off (its default), at least the
+ * longest prompt plus the batch size (tensorrt_llm/bench/benchmark/utils/general.py @0171265e get_settings).
+ */
+export function trtllmBenchSettings(p: PublishedPoint): { maxBatch: number; maxTokens: number } {
+  const m = modelProfile(checkpointOf(p));
+  const gpu = gpuProfile(p.gpu);
+  const shards = p.tp * p.pp;
+  const bytesPerElem = m.bytesPerParam <= 0.6 ? 0.5 : m.bytesPerParam <= 1 ? 1 : 2;
+  const kvElem = fp8(p.kv_dtype) ? 0.5 : (m.kvDtypeFactor ?? 1);
+  const kvPerToken = (m.kvBytesPerToken * kvElem * Math.max(p.tp, m.kvSplit)) / m.kvSplit / GiB;
+  const free = ((gpu?.memBytes ?? 80 * GiB) * shards) / GiB - (m.totalParamsB * 1e9 * bytesPerElem) / GiB;
+  const requests = (free * 0.95) / (kvPerToken * (p.isl + p.osl));
+  const rawBs = Math.min(requests, 4096) / p.pp;
+  const rawToken = Math.min(rawBs * (1 + p.isl / p.osl), 32768);
+  const r = benchRounding(rawBs, rawToken);
+  return { maxBatch: r.maxBatch, maxTokens: Math.max(r.maxTokens, p.isl + r.maxBatch) };
+}
+
+/**
+ * The LLM API options a trtllm-bench offline point ran with: the KV-cache dtype where stated, CUDA graphs with
+ * padding over the whole batch (the perf overview's llm_options.yml lists batch sizes up to 8192), and attention
+ * data parallelism for MoE models (the page's MoE options set enable_attention_dp).
+ */
+function trtllmBenchOptions(p: PublishedPoint, maxBatch: number): string {
+  const lines = ['cuda_graph_config:', '  enable_padding: true', `  max_batch_size: ${maxBatch}`];
+  if (fp8(p.kv_dtype)) lines.push('kv_cache_config:', '  dtype: fp8');
+  const m = modelProfile(checkpointOf(p));
+  if (m.activeParamsB < m.totalParamsB && p.tp > 1) lines.push('enable_attention_dp: true');
+  return `${lines.join('\n')}\n`;
+}
+
+/** trtllm-serve flags for an offline trtllm-bench point: its tuned batch and token limits and a 0.95 KV share. */
+function trtllmBenchArgv(p: PublishedPoint, scratch: string, kvFraction: number): string[] {
+  const { maxBatch, maxTokens } = trtllmBenchSettings(p);
+  return ['--max_batch_size', String(maxBatch), '--max_num_tokens', String(maxTokens), '--kv_cache_free_gpu_memory_fraction', String(kvFraction), '--extra_llm_api_options', optionsFile(scratch, trtllmBenchOptions(p, maxBatch))];
+}
+
+/**
+ * KV-cache shares an offline TensorRT-LLM point is tried at, in order: the perf overview runs at 0.95 and falls back to
+ * 0.90 or lower on out-of-memory.
+ */
+const BENCH_KV_FRACTIONS = [0.95, 0.9, 0.85, 0.8];
+
 /** The command line the point's deployment corresponds to (program first), on the engine's own flags. */
-export function commandFor(p: PublishedPoint, scratch: string): string[] {
+export function commandFor(p: PublishedPoint, scratch: string, kvFraction = BENCH_KV_FRACTIONS[0] as number): string[] {
   const context = String(p.isl + p.osl + 16);
   const model = checkpointOf(p);
   if (p.engine === 'vllm') {
@@ -172,6 +236,7 @@ export function commandFor(p: PublishedPoint, scratch: string): string[] {
   }
   const argv = ['trtllm-serve', 'serve', model, '--backend', 'pytorch', '--tp_size', String(p.tp), '--pp_size', String(p.pp), '--max_seq_len', context];
   if ((p.ep ?? 1) > 1) argv.push('--ep_size', String(p.ep));
+  if (p.load.kind === 'offline') return [...argv, ...trtllmBenchArgv(p, scratch, kvFraction)];
   if (fp8(p.kv_dtype)) argv.push('--extra_llm_api_options', trtllmOptions(scratch, 'fp8'));
   return argv;
 }
@@ -207,7 +272,12 @@ export type PointPrediction = { ok: true; predicted: number; ratio: number } | {
 
 /** The model's figure for one published point (speed factors optional: a fit's), and predicted / published. */
 export function predictPublished(p: PublishedPoint, scratch: string, factors?: Factors): PointPrediction {
-  const e = engineForArgv(p.engine, commandFor(p, scratch), predictOptions(gpuProfile(p.gpu)?.name), factors);
+  const fractions = p.engine === 'tensorrt_llm' && p.load.kind === 'offline' ? BENCH_KV_FRACTIONS : [BENCH_KV_FRACTIONS[0] as number];
+  let e = engineForArgv(p.engine, commandFor(p, scratch), predictOptions(gpuProfile(p.gpu)?.name), factors);
+  for (const f of fractions.slice(1)) {
+    if (e.ok || !e.oom) break;
+    e = engineForArgv(p.engine, commandFor(p, scratch, f), predictOptions(gpuProfile(p.gpu)?.name), factors);
+  }
   if (!e.ok) return { ok: false, reason: `${e.oom ? 'out of memory' : 'would not start'}: ${e.reason}` };
   const isl = Math.max(1, Math.round(p.isl_mean_measured ?? p.isl));
   const osl = Math.max(1, Math.round(p.osl_mean_measured ?? p.osl));
@@ -251,11 +321,20 @@ export function summarizeErrors(rows: ReadonlyArray<{ point: PublishedPoint; rat
   };
 }
 
-/** The calibration group a point's efficiency is fitted in: its GPU and weight precision. */
+/** GPUs whose kernels and memory systems are the same generation share efficiency factors (Hopper; Blackwell datacenter). */
+const FAMILIES: Record<string, string> = { H100: 'Hopper', H200: 'Hopper', GH200: 'Hopper', B200: 'Blackwell', GB200: 'Blackwell', B300: 'Blackwell' };
+
+/** The calibration group a point's efficiency is fitted in: its GPU family and weight precision. */
 export function groupOf(p: PublishedPoint): string {
   const d = fp4(p.weights_dtype) || /nvfp4|fp4|int4|awq|gptq/i.test(p.model) ? 'fp4' : fp8(p.weights_dtype) || /fp8/i.test(p.model) ? 'fp8' : 'bf16';
-  return `${gpuProfile(p.gpu)?.name ?? p.gpu} ${d}`;
+  const gpu = gpuProfile(p.gpu)?.name ?? p.gpu;
+  return `${FAMILIES[gpu] ?? gpu} ${d}`;
 }
+
+/** Scatter of one point's log ratio around a fit, and the prior spread of a fitted log factor (±65%). */
+const FIT_POINT_SD = 0.15;
+const FIT_PRIOR_SD = 0.5;
+const FIT_CAP = 2 * FIT_POINT_SD;
 
 /**
  * Prefill and decode speed factors that bring the model closest to these points (least squares on log ratios;
@@ -265,10 +344,15 @@ export function fitFactors(points: readonly PublishedPoint[], scratch: string): 
   let x = [0, 0];
   const residuals = (v: number[]): number[] => {
     const f = { prefill: Math.exp(v[0] as number), decode: Math.exp(v[1] as number) };
-    return points.map((p) => {
+    const r = points.map((p) => {
       const r = predictPublished(p, scratch, f);
-      return r.ok ? Math.log(r.ratio) : 0;
+      // Robust: a point the model misses by far more than the scatter (a cache-biased TTFT, a mislabelled row) pulls
+      // no harder than one missed by ~2 sd.
+      return r.ok ? FIT_CAP * Math.tanh(Math.log(r.ratio) / FIT_CAP) : 0;
     });
+    // A ridge toward 1 (prior sd of a log factor FIT_PRIOR_SD against a point's ~15%): throughputs alone barely tell
+    // prefill from decode speed, and an unpenalized fit trades one against the other to extremes.
+    return [...r, ...v.map((x) => (FIT_POINT_SD / FIT_PRIOR_SD) * x)];
   };
   const sq = (r: number[]): number => r.reduce((a, b) => a + b * b, 0);
   let r0 = residuals(x);

@@ -77,7 +77,8 @@ function oom(want: number, free: number, gpu: GpuProfile, where: string): string
 function runtimeBytes(s: SimSettings, m: ModelProfile): { context: number; buffers: number; activations: number } {
   const context = 0.6 * GiB;
   const comm = s.tp * s.pp > 1 ? 0.5 * GiB : 0;
-  const graphs = s.eager ? 0 : 0.3 * GiB + (s.graphMaxBatch ?? 256) * 2 * 1024 ** 2;
+  // Captured graphs share one memory pool sized by the largest batch's activations.
+  const graphs = s.eager ? 0 : 0.3 * GiB + (s.graphMaxBatch ?? 256) * m.hidden * 16;
   const budget = Math.min(s.tokenBudget ?? 8192, 65536);
   const activations = 0.25 * GiB + (budget * m.hidden * 20) / Math.max(1, s.tp);
   return { context, buffers: comm + graphs, activations };
@@ -117,15 +118,28 @@ function splitMemory(s: SimSettings, m: ModelProfile, gpu: GpuProfile, weights: 
     }
     return { kv, runtime };
   }
-  // TensorRT-LLM: a share of what is free after weights and buffers; the rest must hold activations.
-  const free = M - weights - rt.context - rt.buffers;
+  // TensorRT-LLM: a share of what is free after the profiling forward pass, whose peak holds the weights and activations
+  // (NVIDIA/TensorRT-LLM · tensorrt_llm/_torch/pyexecutor/_util.py @00043967, KvCacheCreator:
+  // available_kv_mem = (total_gpu_memory - peak_memory) * fraction); CUDA graphs and communicator buffers come after
+  // the KV cache and must fit in the rest (the perf overview falls back from 0.95 to 0.90 on out-of-memory).
+  const free = M - weights - rt.context - rt.activations;
+  if (free <= 0) return { fail: oom(-free + 0.25 * GiB, M - weights - rt.context, gpu, 'in the profiling forward pass') };
   const kv = f * free;
   const left = free - kv;
-  if (left < rt.activations) {
-    return { fail: oom(rt.activations - left, left, gpu, `in the first forward pass: ${rule.flag} ${f} left ${gib(left)} GiB for activations`) };
-  }
+  if (left < rt.buffers) return { fail: oom(rt.buffers - left, left, gpu, `capturing CUDA graphs: ${rule.flag} ${f} left ${gib(left)} GiB`) };
   if (kv < 0.5 * GiB) return { fail: [`RuntimeError: KV cache of ${gib(kv)} GiB is too small to hold one sequence. Increase ${rule.flag}.`] };
   return { kv, runtime };
+}
+
+/** Smallest time one layer's kernels take in a step, whatever the batch (launch-free kernels still take microseconds). */
+const LAYER_FLOOR = 20e-6;
+/** Extra per MoE layer: routing, token permutation and the grouped expert GEMMs' own floor. */
+const MOE_LAYER_FLOOR = 20e-6;
+
+/** Latency of one small all-reduce over `tp` ranks: NVLink-class links against PCIe. */
+function allReduceSeconds(tp: number, gpu: GpuProfile): number {
+  const nvlink = gpu.linkBandwidth >= 200e9;
+  return nvlink ? 8e-6 + 1.5e-6 * tp : 25e-6 + 8e-6 * tp;
 }
 
 function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number): CostModel {
@@ -133,18 +147,25 @@ function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number
   const attnTp = s.dpAttention ? Math.max(1, Math.floor(tp / s.dp)) : tp;
   const kvShare = Math.min(attnTp, m.kvSplit);
   const fp8 = bpp <= 1;
-  const perLayerComm = 6e-6;
+  const fp4 = bpp <= 0.6;
+  const moe = m.activeParamsB < m.totalParamsB;
+  const kvFactor = s.kvDtypeFromCheckpoint ? (m.kvDtypeFactor ?? 1) : s.kvDtypeFactor;
+  const floor = m.layers * (LAYER_FLOOR + (moe ? MOE_LAYER_FLOOR : 0));
   return {
     weightBytes: (m.totalParamsB * 1e9 * bpp) / tp,
     activeShare: Math.min(1, m.activeParamsB / m.totalParamsB),
-    kvBytesPerToken: (m.kvBytesPerToken * s.kvDtypeFactor) / kvShare,
-    flopsPerToken: (2 * m.activeParamsB * 1e9) / tp,
+    kvBytesPerToken: (m.kvBytesPerToken * kvFactor) / kvShare,
+    // With attention data parallelism every rank of an attention group runs its own requests through unsharded
+    // attention, and the MoE layers take every replica's tokens: per GPU, a replica's token costs its work / attnTp.
+    flopsPerToken: (2 * m.activeParamsB * 1e9) / attnTp,
+    moeBatchScale: s.dpAttention ? Math.max(1, s.dp) : 1,
     attnFlopsPerPair: (4 * m.attnLayers * m.attnWidth) / attnTp,
     bandwidth: gpu.bandwidth * MEM_EFFICIENCY,
-    flops: (fp8 ? gpu.flopsFp8 : gpu.flopsBf16) * MFU,
-    commFixed: tp > 1 ? 2 * m.layers * perLayerComm : 0,
+    flops: (fp4 ? (gpu.flopsFp4 ?? gpu.flopsFp8) : fp8 ? gpu.flopsFp8 : gpu.flopsBf16) * MFU,
+    attnFlops: (kvFactor <= 0.5 ? gpu.flopsFp8 : gpu.flopsBf16) * MFU,
+    commFixed: tp > 1 ? 2 * m.layers * allReduceSeconds(tp, gpu) : 0,
     commPerToken: tp > 1 ? (2 * m.layers * m.hidden * 2 * (2 * (tp - 1))) / tp / gpu.linkBandwidth : 0,
-    stepOverhead: 1.0e-3 + (s.overlap ? 0 : 1.0e-3) + (s.pp - 1) * 0.3e-3,
+    stepOverhead: 1.0e-3 + (s.overlap ? 0 : 1.0e-3) + (s.pp - 1) * 0.3e-3 + floor,
     perSeqOverhead: s.overlap ? 3e-6 : 12e-6,
     eagerOverhead: m.layers * 30e-6,
     graphMaxBatch: s.eager ? 0 : (s.graphMaxBatch ?? 256),
@@ -157,8 +178,8 @@ function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number
  * --sim-efficiency's known factor on both.
  */
 function perturbCost(cost: CostModel, p: PerturbFactors | undefined, efficiency = 1): CostModel {
-  const c = p ? { ...cost, flops: cost.flops * p.prefill, bandwidth: cost.bandwidth * p.decode } : cost;
-  return efficiency === 1 ? c : { ...c, flops: c.flops * efficiency, bandwidth: c.bandwidth * efficiency };
+  const c = p ? { ...cost, flops: cost.flops * p.prefill, attnFlops: cost.attnFlops * p.prefill, bandwidth: cost.bandwidth * p.decode } : cost;
+  return efficiency === 1 ? c : { ...c, flops: c.flops * efficiency, attnFlops: c.attnFlops * efficiency, bandwidth: c.bandwidth * efficiency };
 }
 
 /** Values no server could start with (a port past 65535, a parallel size of 0): a usage error, never a crash in listen(). */
@@ -227,9 +248,12 @@ export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, Flag
     mixed: s.mixed,
     maxPartialPrefills: s.maxPartialPrefills,
     reserveRatio: s.reserveRatio,
+    ...(s.reserveFixed ? { reserveFixed: true } : {}),
     order: s.order,
     blockSize: s.blockSize,
-    kvBlocks,
+    // Pipeline parallelism keeps one micro-batch in flight per stage: each is a replica with its share of the KV
+    // cache whose step passes every stage (the whole model's time), so weights are read once per micro-batch step.
+    kvBlocks: Math.max(1, Math.floor(kvBlocks / Math.max(1, s.pp))),
     prefixCaching: s.prefixCaching,
     streamInterval: s.streamInterval,
     maxLag: (options.maxLagMs / 1000) * options.speed,
@@ -258,7 +282,7 @@ export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, Flag
       engine: {
         policy,
         cost,
-        replicas,
+        replicas: replicas * Math.max(1, s.pp),
         router: s.router,
         maxQueued: s.maxQueued,
         seed: options.seed ^ (s.seed ?? 0),

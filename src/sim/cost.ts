@@ -12,6 +12,8 @@ export interface CostModel {
   activeShare: number;
   /** KV bytes per token one GPU reads (its tensor-parallel share). */
   kvBytesPerToken: number;
+  /** Tokens the MoE layers see per token of this replica's step (attention data parallelism: the replicas; else 1). */
+  moeBatchScale: number;
   /** FLOPs per token for the dense part, per GPU. */
   flopsPerToken: number;
   /** FLOPs per (query token x attended token) pair, per GPU. */
@@ -19,6 +21,8 @@ export interface CostModel {
   /** Bytes/s and FLOP/s one GPU achieves. */
   bandwidth: number;
   flops: number;
+  /** FLOP/s attention achieves: BF16 tensor cores (FP8 with an FP8 KV cache), whatever the weights' precision. */
+  attnFlops: number;
   /** Seconds per step for tensor-parallel all-reduces: fixed part and per token. */
   commFixed: number;
   commPerToken: number;
@@ -67,11 +71,11 @@ function coverageOf(share: number, tokens: number): number {
 export function stepSeconds(c: CostModel, w: StepWork): number {
   const tokens = w.decodeSeqs + w.prefillTokens;
   if (tokens === 0) return 0;
-  const coverage = coverageOf(c.activeShare, tokens);
+  const coverage = coverageOf(c.activeShare, tokens * c.moeBatchScale);
   const bytes = c.weightBytes * coverage + (w.decodeCtx + w.prefillCtx) * c.kvBytesPerToken;
   const mem = bytes / c.bandwidth;
   const pairs = w.prefillPairs + w.decodeCtx;
-  const compute = (c.flopsPerToken * tokens + c.attnFlopsPerPair * pairs) / c.flops;
+  const compute = (c.flopsPerToken * tokens) / c.flops + (c.attnFlopsPerPair * pairs) / c.attnFlops;
   const comm = c.commFixed > 0 ? c.commFixed + c.commPerToken * tokens : 0;
   const seqs = w.decodeSeqs + w.prefillSeqs;
   let overhead = c.stepOverhead + c.perSeqOverhead * seqs;

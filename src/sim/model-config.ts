@@ -21,6 +21,11 @@ export interface ModelProfile {
   /** Layers with full attention and their query width (heads x head dim): prices attention FLOPs. */
   attnLayers: number;
   attnWidth: number;
+  /**
+   * KV-cache element size the checkpoint's quantization asks for, relative to BF16 (ModelOpt's kv_cache_quant_algo
+   * FP8: 0.5); absent: none. Engines whose KV dtype `auto` follows the checkpoint (TensorRT-LLM) use it.
+   */
+  kvDtypeFactor?: number;
   /** Sparse attention (DeepSeek DSA): decode reads at most this many tokens of KV per layer. */
   sparseTopK?: number;
   contextLength: number;
@@ -97,7 +102,9 @@ export function profileFromConfig(id: string, raw: unknown): ModelProfile | unde
     kv = { bytes: 2 * layers * kvHeads * headDim * 2, split: kvHeads, width: heads * headDim, attnParams: 2 * hidden * heads * headDim + 2 * hidden * kvHeads * headDim };
   }
   const p = params(c, hidden, layers, kv.attnParams);
+  const kvQuant = kvAlgoFactor(isObj(c.quantization_config) ? c.quantization_config : undefined);
   return {
+    ...(kvQuant !== undefined ? { kvDtypeFactor: kvQuant } : {}),
     id,
     totalParamsB: p.total,
     activeParamsB: p.active,
@@ -113,14 +120,25 @@ export function profileFromConfig(id: string, raw: unknown): ModelProfile | unde
   };
 }
 
-/** A ModelOpt checkpoint's hf_quant_config.json (what TensorRT-LLM reads its quantization from): bytes per parameter. */
-function modelOptBytes(model: string): number | undefined {
+/** KV element size relative to BF16 for a ModelOpt kv_cache_quant_algo (FP8, NVFP4), or undefined. */
+function kvAlgoFactor(q: Obj | undefined): number | undefined {
+  const kv = typeof q?.kv_cache_quant_algo === 'string' ? q.kv_cache_quant_algo.toLowerCase() : '';
+  return /fp4/.test(kv) ? 0.3 : /fp8|int8/.test(kv) ? 0.5 : undefined;
+}
+
+/**
+ * A ModelOpt checkpoint's hf_quant_config.json (what TensorRT-LLM reads its quantization from): bytes per parameter
+ * and the KV-cache dtype it asks for.
+ */
+function modelOptQuant(model: string): { bytes?: number; kv?: number } | undefined {
   const file = join(model, 'hf_quant_config.json');
   if (!existsSync(file)) return undefined;
   const doc: unknown = JSON.parse(readFileSync(file, 'utf8'));
   const q = isObj(doc) && isObj(doc.quantization) ? doc.quantization : undefined;
   const algo = typeof q?.quant_algo === 'string' ? q.quant_algo.toLowerCase() : '';
-  return /fp4|int4|w4a/.test(algo) ? 0.55 : /fp8|int8|w8a/.test(algo) ? 1 : undefined;
+  const bytes = /fp4|int4|w4a/.test(algo) ? 0.55 : /fp8|int8|w8a/.test(algo) ? 1 : undefined;
+  const kv = kvAlgoFactor(q);
+  return { ...(bytes !== undefined ? { bytes } : {}), ...(kv !== undefined ? { kv } : {}) };
 }
 
 /** The profile from `<model>/config.json` when the model names a local folder that holds one. */
@@ -129,8 +147,9 @@ export function localConfigProfile(model: string): ModelProfile | undefined {
   try {
     if (!existsSync(file) || !statSync(file).isFile()) return undefined;
     const p = profileFromConfig(model, JSON.parse(readFileSync(file, 'utf8')));
-    const bytes = p ? modelOptBytes(model) : undefined;
-    return p && bytes !== undefined ? { ...p, bytesPerParam: bytes } : p;
+    const q = p ? modelOptQuant(model) : undefined;
+    if (!p || !q) return p;
+    return { ...p, ...(q.bytes !== undefined ? { bytesPerParam: q.bytes } : {}), ...(q.kv !== undefined ? { kvDtypeFactor: q.kv } : {}) };
   } catch {
     return undefined;
   }

@@ -14,6 +14,8 @@ export interface GpuProfile {
   flopsBf16: number;
   /** Dense FP8 tensor FLOP/s (the BF16 rate where the GPU has no FP8 units). */
   flopsFp8: number;
+  /** Dense FP4 tensor FLOP/s where the GPU has FP4 units (Blackwell); absent: the FP8 rate. */
+  flopsFp4?: number;
   /** Per-direction GPU-to-GPU bandwidth (NVLink / Infinity Fabric), bytes/s. */
   linkBandwidth: number;
 }
@@ -25,16 +27,17 @@ export const GPUS: GpuProfile[] = [
   { name: 'A100-80GB', memBytes: 79.2 * GiB, bandwidth: 2.039 * TB, flopsBf16: 312 * TB, flopsFp8: 312 * TB, linkBandwidth: 300e9 },
   { name: 'H100', memBytes: 79.6 * GiB, bandwidth: 3.35 * TB, flopsBf16: 989 * TB, flopsFp8: 1979 * TB, linkBandwidth: 450e9 },
   { name: 'H200', memBytes: 140.4 * GiB, bandwidth: 4.8 * TB, flopsBf16: 989 * TB, flopsFp8: 1979 * TB, linkBandwidth: 450e9 },
-  { name: 'B200', memBytes: 179.1 * GiB, bandwidth: 8 * TB, flopsBf16: 2250 * TB, flopsFp8: 4500 * TB, linkBandwidth: 900e9 },
-  { name: 'B300', memBytes: 268.6 * GiB, bandwidth: 8 * TB, flopsBf16: 2250 * TB, flopsFp8: 4500 * TB, linkBandwidth: 900e9 },
+  { name: 'B200', memBytes: 179.1 * GiB, bandwidth: 8 * TB, flopsBf16: 2250 * TB, flopsFp8: 4500 * TB, flopsFp4: 9000 * TB, linkBandwidth: 900e9 },
+  { name: 'B300', memBytes: 268.6 * GiB, bandwidth: 8 * TB, flopsBf16: 2250 * TB, flopsFp8: 4500 * TB, flopsFp4: 13500 * TB, linkBandwidth: 900e9 },
   { name: 'MI300X', memBytes: 191.5 * GiB, bandwidth: 5.3 * TB, flopsBf16: 1307 * TB, flopsFp8: 2615 * TB, linkBandwidth: 448e9 },
   // Grace-Hopper: an H100's compute with 96 GB HBM3 at 4.0 TB/s (the 144 GB HBM3e part is rarer); NVLink 4 between GPUs.
   { name: 'GH200', memBytes: 95.6 * GiB, bandwidth: 4.0 * TB, flopsBf16: 989 * TB, flopsFp8: 1979 * TB, linkBandwidth: 450e9 },
-  // GB200 NVL72, per GPU: 186 GB HBM3e usable at 8 TB/s, 2.5 / 5 PFLOP/s dense BF16 / FP8, NVLink 5 (1.8 TB/s both ways).
-  { name: 'GB200', memBytes: 185 * GiB, bandwidth: 8 * TB, flopsBf16: 2500 * TB, flopsFp8: 5000 * TB, linkBandwidth: 900e9 },
+  // GB200 NVL72, per GPU: 186 GB HBM3e usable at 8 TB/s, 2.5 / 5 / 10 PFLOP/s dense BF16 / FP8 / FP4, NVLink 5 (1.8 TB/s both ways).
+  // Blackwell's FP4 tensor rate is twice its FP8 rate (dense; the spec sheets' larger figures are with sparsity).
+  { name: 'GB200', memBytes: 185 * GiB, bandwidth: 8 * TB, flopsBf16: 2500 * TB, flopsFp8: 5000 * TB, flopsFp4: 10000 * TB, linkBandwidth: 900e9 },
   // PCIe cards: no NVLink, GPU-to-GPU traffic crosses PCIe (Gen4 x16 for the L40S, Gen5 x16 for the RTX PRO 6000).
-  { name: 'L40S', memBytes: 45 * GiB, bandwidth: 0.864 * TB, flopsBf16: 362 * TB, flopsFp8: 733 * TB, linkBandwidth: 32e9 },
-  { name: 'RTX-PRO-6000-Blackwell-Server', memBytes: 95.6 * GiB, bandwidth: 1.597 * TB, flopsBf16: 500 * TB, flopsFp8: 1000 * TB, linkBandwidth: 64e9 },
+  { name: 'L40S', memBytes: 45 * GiB, bandwidth: 0.864 * TB, flopsBf16: 362 * TB, flopsFp8: 733 * TB, linkBandwidth: 18e9 },
+  { name: 'RTX-PRO-6000-Blackwell-Server', memBytes: 95.6 * GiB, bandwidth: 1.597 * TB, flopsBf16: 500 * TB, flopsFp8: 1000 * TB, flopsFp4: 2000 * TB, linkBandwidth: 64e9 },
 ];
 
 /** GPUs `--sim-gpu auto` picks from, smallest first. */
@@ -143,7 +146,10 @@ function quantizedProfile(name: string): ModelProfile | undefined {
   const base = tableProfile(name.slice(0, m.index));
   if (!base) return undefined;
   const { aliases: _aliases, ...shapes } = base;
-  return { ...shapes, id: name, bytesPerParam: suffixBytes(m[1] as string), derivedFrom: base.id };
+  const bytesPerParam = suffixBytes(m[1] as string);
+  // NVIDIA's own quantized checkpoints are ModelOpt exports, whose hf_quant_config.json sets kv_cache_quant_algo FP8.
+  const modelOpt = /^nvidia\//i.test(name) && bytesPerParam < 2;
+  return { ...shapes, id: name, bytesPerParam, derivedFrom: base.id, ...(modelOpt ? { kvDtypeFactor: 0.5 } : {}) };
 }
 
 /**

@@ -26,6 +26,8 @@ export interface SchedulerPolicy {
   maxPartialPrefills: number;
   /** Share of the remaining output reserved in KV at admission (SGLang's new-token ratio); 0 = none. */
   reserveRatio: number;
+  /** The reservation stays at reserveRatio (TensorRT-LLM's GUARANTEED_NO_EVICT) instead of decaying as SGLang's does. */
+  reserveFixed?: boolean;
   order: SchedulingOrder;
   blockSize: number;
   kvBlocks: number;
@@ -228,7 +230,7 @@ export class Scheduler {
     }
     if (plan.decode.length === 0 && plan.prefill.length === 0) return false;
     const p = this.policy;
-    if (plan.decode.length > 0 && p.reserveRatio > 0) {
+    if (plan.decode.length > 0 && p.reserveRatio > 0 && !p.reserveFixed) {
       // SGLang's new-token ratio decays while decoding goes well and resets on retraction.
       this.newTokenRatio = Math.max(this.minRatio, this.newTokenRatio - (p.reserveRatio - this.minRatio) / 600);
     }
@@ -378,7 +380,7 @@ export class Scheduler {
       // A step may start before the next event (and end after it), never at or after it; one ending exactly on it steps alone.
       if (t + dur === limit) break;
       this.jitter?.next();
-      if (p.reserveRatio > 0) this.newTokenRatio = Math.max(this.minRatio, this.newTokenRatio - (p.reserveRatio - this.minRatio) / 600);
+      if (p.reserveRatio > 0 && !p.reserveFixed) this.newTokenRatio = Math.max(this.minRatio, this.newTokenRatio - (p.reserveRatio - this.minRatio) / 600);
       this.stats.busySeconds += dur;
       t += dur;
       steps++;

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calibrateRun, readRunDir } from '../../src/predict/from-runs';
+import { PRIOR_REL_ERROR } from '../../src/predict/prior';
 import { mergePoints, saveStore, STORE_VERSION, type CalibrationStore } from '../../src/predict/store';
 import type { PlanPrediction } from '../../src/predict/types';
 import { REPO } from '../support/fixtures';
@@ -196,7 +197,7 @@ describe('autobench predict', () => {
     const t = run(['predict', DEMO, '--calibration', file]);
     assert.equal(t.code, 0, t.err);
     assert.match(t.out, /^model: Qwen\/Qwen3-8B {3}GPU: H100 {3}calibrated \(1 of 2 frameworks\)$/m);
-    assert.match(t.out, /^ {2}sglang: uncalibrated \(no entry in .*cal\.json for this GPU; relative error ~30%\)$/m);
+    assert.match(t.out, new RegExp(`^ {2}sglang: uncalibrated \\(no entry in .*cal\\.json for this GPU; relative error ~${Math.round(PRIOR_REL_ERROR * 100)}%\\)$`, 'm'));
     assert.ok(t.out.includes(`  vllm: calibrated by ${file}`), t.out.slice(0, 800));
     assert.match(t.out, /\(vllm 0\.20\.1\+autobench\.sim on H100, simulated runs, 3 candidates\)$/m);
     assert.ok(t.out.split('\n').every((l) => l.length <= 120));
@@ -210,7 +211,7 @@ describe('autobench predict', () => {
     assert.notDeepEqual(caps(cal, 'vllm'), caps(plain, 'vllm'), 'calibrated vllm capacities differ');
     assert.deepEqual(caps(cal, 'sglang'), caps(plain, 'sglang'), 'sglang has no entry: unchanged');
     // Each vllm candidate was measured before (an exact store point without capacityError): another launch's noise, 10%.
-    for (const c of cal.candidates) assert.equal(c.relError, c.framework === 'vllm' ? 0.1 : 0.3, `${c.framework} ${c.candidate}`);
+    for (const c of cal.candidates) assert.equal(c.relError, c.framework === 'vllm' ? 0.1 : PRIOR_REL_ERROR, `${c.framework} ${c.candidate}`);
     // The default store: .autobench/calibration.json in the current folder, unless --no-calibration.
     const ws = join(dir, 'ws');
     mkdirSync(join(ws, '.autobench'), { recursive: true });

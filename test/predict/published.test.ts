@@ -2,12 +2,12 @@
 // the command a point's deployment runs, the summary of errors, and a fit that recovers known speed factors.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MODEL_ERROR, modelErrorLines } from '../../src/predict/model-error';
 import { REPO } from '../support/fixtures';
-import { checkpointOf, commandFor, corpusDigest, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, type PublishedPoint } from '../../src/predict/published';
+import { checkpointOf, commandFor, corpusDigest, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, trtllmBenchSettings, type PublishedPoint } from '../../src/predict/published';
 
 const base: PublishedPoint = { engine: 'vllm', engine_version: null, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'H100', gpu_count: 1, tp: 1, pp: 1, ep: null, weights_dtype: 'bf16', kv_dtype: null, isl: 1000, osl: 200, load: { kind: 'concurrency', concurrency: 16, requests: 160 }, metric: 'mean_tpot_ms', value: 10, unit: 'ms', where: 'test' };
 
@@ -43,7 +43,25 @@ describe('the published corpus', () => {
     const trt = commandFor({ ...base, engine: 'tensorrt_llm', kv_dtype: 'fp8', tp: 2, gpu_count: 2 }, d);
     assert.deepEqual(trt.slice(0, 9), ['trtllm-serve', 'serve', base.model, '--backend', 'pytorch', '--tp_size', '2', '--pp_size', '1']);
     assert.equal(trt[trt.indexOf('--extra_llm_api_options') + 1], join(d, 'kv-fp8.yaml'));
-    assert.equal(groupOf({ ...base, model: 'nvidia/Llama-3.1-8B-Instruct-FP8', weights_dtype: null }), 'H100 fp8');
+    assert.equal(groupOf({ ...base, model: 'nvidia/Llama-3.1-8B-Instruct-FP8', weights_dtype: null }), 'Hopper fp8');
+    assert.equal(groupOf({ ...base, gpu: 'GB200', weights_dtype: 'fp4' }), 'Blackwell fp4');
+  });
+
+  test("an offline TensorRT-LLM point runs trtllm-bench's own batch and token limits", () => {
+    const d = temp();
+    const trt: PublishedPoint = { ...base, engine: 'tensorrt_llm', model: 'nvidia/Llama-3.1-8B-Instruct-FP8', weights_dtype: 'fp8', load: { kind: 'offline', requests: 1000 }, metric: 'output_throughput' };
+    // By hand from tuning.py: 72.1 GiB free after 7.5 GiB of FP8 weights, x0.95, over 64 KiB of FP8 KV per token.
+    // 20000/2000: 51 requests -> batch 64; tokens 51 x 11 -> 2048, raised to the prompt plus the batch (chunking off).
+    assert.deepEqual(trtllmBenchSettings({ ...trt, isl: 20000, osl: 2000 }), { maxBatch: 64, maxTokens: 20064 });
+    // 128/128: 4384 requests, capped at 4096; tokens 4096 x 2 = 8192.
+    assert.deepEqual(trtllmBenchSettings({ ...trt, isl: 128, osl: 128 }), { maxBatch: 4096, maxTokens: 8192 });
+    const argv = commandFor({ ...trt, isl: 20000, osl: 2000 }, d);
+    assert.equal(argv[argv.indexOf('--max_num_tokens') + 1], '20064');
+    assert.equal(argv[argv.indexOf('--kv_cache_free_gpu_memory_fraction') + 1], '0.95');
+    assert.match(readFileSync(argv[argv.indexOf('--extra_llm_api_options') + 1] as string, 'utf8'), /cuda_graph_config:\n {2}enable_padding: true\n {2}max_batch_size: 64\n/);
+    // A MoE checkpoint over several GPUs runs attention data-parallel, as the page's MoE options say.
+    const moe = commandFor({ ...trt, model: 'nvidia/Qwen3-30B-A3B-FP4', weights_dtype: 'fp4', tp: 2, gpu_count: 2, isl: 1000, osl: 1000 }, d);
+    assert.match(readFileSync(moe[moe.indexOf('--extra_llm_api_options') + 1] as string, 'utf8'), /^enable_attention_dp: true$/m);
   });
 
   test('errors: median |error|, the latency ratio, the share within 25% and the worst point', () => {

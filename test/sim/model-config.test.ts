@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { modelProfile, profileSourceText } from '../../src/sim/profiles';
 import { profileFromConfig } from '../../src/sim/model-config';
+import { resolveSim } from '../../src/sim/config';
+import { DEFAULT_SIM_OPTIONS } from '../../src/sim/options';
+import { parseFrameworkArgs } from '../../src/sim/serve';
 
 const near = (a: number, b: number, tol: number, what: string): void => assert.ok(Math.abs(a / b - 1) <= tol, `${what}: ${a} vs ${b}`);
 
@@ -72,6 +75,20 @@ describe('model shapes from config.json', () => {
     assert.equal(m.bytesPerParam, 1);
   });
 
+  test("TensorRT-LLM's KV dtype auto follows the checkpoint: an NVIDIA ModelOpt name gets an FP8 KV cache, others do not", () => {
+    assert.equal(modelProfile('nvidia/Llama-3.3-70B-Instruct-FP8').kvDtypeFactor, 0.5);
+    assert.equal(modelProfile('nvidia/Llama-3.3-70B-Instruct-FP4').kvDtypeFactor, 0.5);
+    assert.equal(modelProfile('RedHatAI/Llama-3.3-70B-Instruct-FP8').kvDtypeFactor, undefined);
+    const kvTokens = (fw: 'tensorrt_llm' | 'vllm', argv: string[]): number => {
+      const r = resolveSim(fw, parseFrameworkArgs(fw, argv) as Map<string, never>, { ...DEFAULT_SIM_OPTIONS, gpu: 'H100' });
+      assert.ok(r.ok);
+      return r.config.engine.cost.kvBytesPerToken;
+    };
+    const m = 'nvidia/Llama-3.1-8B-Instruct-FP8';
+    assert.equal(kvTokens('tensorrt_llm', [m]), 65536, 'trtllm-serve: FP8 KV from the checkpoint');
+    assert.equal(kvTokens('vllm', [m]), 131072, 'vLLM keeps auto = the model dtype');
+  });
+
   test('a local folder with a config.json is read when the table does not know its name', () => {
     const dir = mkdtempSync(join(tmpdir(), 'autobench-model-'));
     dirs.push(dir);
@@ -85,6 +102,9 @@ describe('model shapes from config.json', () => {
     // A ModelOpt checkpoint (TensorRT-LLM reads its quantization from hf_quant_config.json).
     writeFileSync(join(model, 'hf_quant_config.json'), JSON.stringify({ quantization: { quant_algo: 'FP8', kv_cache_quant_algo: 'FP8' } }));
     assert.equal(modelProfile(model).bytesPerParam, 1);
+    assert.equal(modelProfile(model).kvDtypeFactor, 0.5, 'its kv_cache_quant_algo FP8: half the KV bytes');
+    writeFileSync(join(model, 'hf_quant_config.json'), JSON.stringify({ quantization: { quant_algo: 'NVFP4' } }));
+    assert.equal(modelProfile(model).kvDtypeFactor, undefined, 'no kv_cache_quant_algo: the model dtype');
     writeFileSync(join(model, 'config.json'), '{ not json');
     assert.equal(modelProfile(model).estimated, true, 'an unreadable config.json: estimated, and said');
   });

@@ -35,7 +35,10 @@ function applyExtraOptions(s: SimSettings, path: string): void {
     const f = numOf(kv, 'free_gpu_memory_fraction');
     if (f !== undefined) s.memory = { kind: 'free', fraction: f, flag: 'kv_cache_config.free_gpu_memory_fraction' };
     if (kv.enable_block_reuse === false) s.prefixCaching = false;
-    if (typeof kv.dtype === 'string') s.kvDtypeFactor = kvDtypeFactor(kv.dtype);
+    if (typeof kv.dtype === 'string' && kv.dtype !== 'auto') {
+      s.kvDtypeFactor = kvDtypeFactor(kv.dtype);
+      s.kvDtypeFromCheckpoint = false;
+    }
     s.blockSize = numOf(kv, 'tokens_per_block') ?? s.blockSize;
     const maxTokens = numOf(kv, 'max_tokens');
     if (maxTokens !== undefined) s.kvTokenCap = maxTokens;
@@ -50,6 +53,14 @@ function applyExtraOptions(s: SimSettings, path: string): void {
     else if (isObj(g)) s.graphMaxBatch = numOf(g, 'max_batch_size') ?? s.graphMaxBatch;
   }
   if (doc.disable_overlap_scheduler === true) s.overlap = false;
+  const sched = doc.scheduler_config;
+  if (isObj(sched) && sched.capacity_scheduler_policy === 'MAX_UTILIZATION') s.reserveRatio = 0;
+  // tensorrt_llm/llmapi/llm_args.py: enable_attention_dp gives each TP rank its own requests and KV cache (attention
+  // data parallel), the MoE layers stay shared.
+  if (doc.enable_attention_dp === true && s.tp > 1) {
+    s.dp = s.tp;
+    s.dpAttention = true;
+  }
   s.streamInterval = Math.max(1, numOf(doc, 'stream_interval') ?? s.streamInterval);
   if ('speculative_config' in doc) s.notes.push('speculative_config');
   // openai_server.py @00057725 mounts /prometheus/metrics only when the LLM API options ask for perf metrics.
@@ -102,6 +113,13 @@ export const TRTLLM_SIM: SimFramework = {
     // In-flight batching runs context and generation requests in the same iteration.
     s.mixed = true;
     s.blockSize = 32;
+    // kv_cache_config.dtype defaults to auto: the checkpoint's kv_cache_quant_algo, else the model dtype
+    // (tensorrt_llm/_torch/pyexecutor/model_engine.py validate_and_set_kv_cache_quant).
+    s.kvDtypeFromCheckpoint = true;
+    // SchedulerConfig.capacity_scheduler_policy defaults to GUARANTEED_NO_EVICT (tensorrt_llm/llmapi/llm_args.py): a
+    // request is admitted only when the KV cache can hold it to its last token, so nothing is ever evicted.
+    s.reserveRatio = 1;
+    s.reserveFixed = true;
     s.prefixCaching = true;
     // The PyTorch backend always fills usage.prompt_tokens_details.cached_tokens.
     s.cacheReport = true;

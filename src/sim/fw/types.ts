@@ -35,6 +35,8 @@ export interface SimSettings {
   kvBytesOverride?: number;
   /** KV element size relative to BF16 (0.5 for FP8). */
   kvDtypeFactor: number;
+  /** The KV dtype is `auto` and the engine takes it from the checkpoint's quantization config (TensorRT-LLM). */
+  kvDtypeFromCheckpoint?: boolean;
   /** Weight bytes per parameter when a quantization flag overrides the checkpoint's. */
   weightBytesPerParam?: number;
   contextLimit?: number;
@@ -49,6 +51,8 @@ export interface SimSettings {
   maxPartialPrefills: number;
   longPrefillThreshold: number;
   reserveRatio: number;
+  /** The KV reservation for new tokens does not decay (TensorRT-LLM's GUARANTEED_NO_EVICT). */
+  reserveFixed?: boolean;
   order: SchedulingOrder;
   blockSize: number;
   prefixCaching: boolean;
