@@ -58,8 +58,10 @@ describe('autobench predict --sim-efficiency', () => {
     assert.deepEqual([...f.keys()], ['sglang baseline', 'sglang c1', 'sglang c2', 'vllm baseline', 'vllm c1', 'vllm c2']);
     for (const [key, cap] of f) {
       const ratio = cap / (b.get(key) as number);
-      // The capacity bracket closes within 5% and fixed step overheads are not scaled: about the factor, not exactly.
-      if (key.startsWith('vllm')) assert.ok(ratio > 1.25 / 1.1 && ratio < 1.25 * 1.1, `${key}: x${ratio}`);
+      // The factor scales compute and bandwidth, not the fixed per-step costs (overheads, per-layer floors): where the
+      // SLA's latency sits near those, the headroom above them grows by more than the factor. So at least about the
+      // factor (the bracket closes within 5%), at most its square.
+      if (key.startsWith('vllm')) assert.ok(ratio > 1.25 / 1.1 && ratio < 1.25 * 1.25 * 1.1, `${key}: x${ratio}`);
       else assert.equal(cap, b.get(key), key);
     }
     const doc = JSON.parse(readFileSync(out, 'utf8')) as { sim_efficiency?: string; predictions: PlanPrediction[] };
