@@ -109,3 +109,39 @@ describe('model shapes from config.json', () => {
     assert.equal(modelProfile(model).estimated, true, 'an unreadable config.json: estimated, and said');
   });
 });
+
+describe('parallelism in the engine model', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const resolve = (fw: 'tensorrt_llm' | 'vllm', argv: string[]) => {
+    const r = resolveSim(fw, parseFrameworkArgs(fw, argv) as Map<string, never>, { ...DEFAULT_SIM_OPTIONS, gpu: 'H100' });
+    assert.ok(r.ok, r.ok ? '' : r.lines.join('\n'));
+    return r.config;
+  };
+
+  test('pipeline stages are micro-batch replicas: each with its share of the KV cache, each step the whole model', () => {
+    const one = resolve('vllm', ['meta-llama/Llama-3.1-70B-Instruct', '--tensor-parallel-size', '4']);
+    const pp = resolve('vllm', ['meta-llama/Llama-3.1-70B-Instruct', '--tensor-parallel-size', '2', '--pipeline-parallel-size', '2']);
+    assert.equal(one.engine.replicas, 1);
+    assert.equal(pp.engine.replicas, 2);
+    assert.equal(pp.gpus, 4);
+    assert.equal(pp.engine.policy.kvBlocks, Math.floor(pp.kvTokens / pp.settings.blockSize / 2));
+    // Each micro-batch reads every stage's weights once per step: the TP-2 shard of the whole model.
+    assert.equal(pp.engine.cost.weightBytes, one.engine.cost.weightBytes * 2);
+  });
+
+  test("TensorRT-LLM's enable_attention_dp: one replica per rank, whose tokens cost the whole model's FLOPs over the ranks' experts", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'autobench-adp-'));
+    dirs.push(dir);
+    const opts = join(dir, 'adp.yaml');
+    writeFileSync(opts, 'enable_attention_dp: true\n');
+    const m = 'Qwen/Qwen3-30B-A3B';
+    const tp = resolve('tensorrt_llm', [m, '--tp_size', '4']);
+    const adp = resolve('tensorrt_llm', [m, '--tp_size', '4', '--extra_llm_api_options', opts]);
+    assert.deepEqual([tp.engine.replicas, adp.engine.replicas, adp.gpus], [1, 4, 4]);
+    assert.equal(adp.engine.cost.flopsPerToken, tp.engine.cost.flopsPerToken * 4);
+    assert.equal(adp.engine.cost.moeBatchScale, 4);
+    // Each rank keeps its own requests' KV whole (Qwen3-30B has 4 KV heads: TP 4 splits it, attention DP does not).
+    assert.equal(adp.engine.cost.kvBytesPerToken, tp.engine.cost.kvBytesPerToken * 4);
+  });
+});

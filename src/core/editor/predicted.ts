@@ -73,7 +73,7 @@ export function predictedLeaders(p: EditorPrediction | undefined): Map<string, P
 
 const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
-/** The text a framework's "N candidates" lens appends: ` · predicted best c3 ≈ 12.4 req/s chat (model, median error 23%)`. */
+/** The text a framework's "N candidates" lens appends: ` · predicted best c3 ≈ 12.4 req/s chat (model, median error 16%)`. */
 export function leaderLensText(l: PredictedLeader): string {
   const parts = ['model', ...(l.error !== undefined ? [`median error ${pct(l.error)}`] : []), ...(l.total !== undefined ? [`${l.predicted ?? 0} of ${l.total} predicted`] : [])];
   const note = parts.join(', ');
@@ -81,7 +81,7 @@ export function leaderLensText(l: PredictedLeader): string {
   return ` · predicted best ${l.candidate} ≈ ${formatRate(l.rate)} req/s ${l.scenario} (${note})`;
 }
 
-/** `predicted (simulated engine model, uncalibrated; median error 23% on 1214 published GPU points, measured 2026-12-07):` */
+/** `predicted (simulated engine model, uncalibrated; median error 16% on 1227 published GPU points, measured 2026-12-07):` */
 function hoverPrefix(p: EditorPrediction): string {
   const e = p.modelError;
   const err = e ? `; median error ${pct(e.medianAbsError)} on ${e.points} published GPU points, measured ${e.measured}` : '';
