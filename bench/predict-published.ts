@@ -1,8 +1,8 @@
 // How close the simulated engine model comes to published GPU measurements (test/fixtures/published/: each point with
-// its source and stated conditions): uncalibrated, then leave-one-source-out — per GPU × weight precision, prefill and
+// its source and stated conditions): uncalibrated, then leave-one-source-out — per GPU family × weight precision, prefill and
 // decode speed factors fitted to every other source's points and applied to this source's. Prints median |error|,
 // the median latency ratio (predicted / published), the share within 25% and the worst point, overall and per engine,
-// GPU, TP and metric; --write stores the uncalibrated figures in src/predict/model-error.json, which every prediction
+// GPU, TP and metric, and issue 27's must-show against the leave-one-source-out figures; --write stores the uncalibrated figures in src/predict/model-error.json, which every prediction
 // states. Run: npm run bench:predict-published [-- --dir FOLDER] [--fit-points 24] [--no-loso] [--write] [--verbose]
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,6 +77,18 @@ function writeModelError(dir: string, sources: PublishedSource[], rows: Row[]): 
   console.log(`  wrote ${MODEL_ERROR_FILE}`);
 }
 
+/** Issue 27's bar for the leave-one-source-out figures, each line MET or NOT MET. */
+function mustShow(s: ErrorSummary): void {
+  const lat = s.medianLatencyRatio;
+  const lines: Array<[string, boolean]> = [
+    [`median |error| ${pct(s.medianAbsError)} (at most 8%)`, s.medianAbsError <= 0.08],
+    [`median latency ratio ${lat === null ? '-' : lat.toFixed(3)} (0.95-1.05)`, lat !== null && lat >= 0.95 && lat <= 1.05],
+    [`${pct(s.within25)} of points within 25% (at least 90%)`, s.within25 >= 0.9],
+  ];
+  console.log('\nmust-show (leave one source out):');
+  for (const [text, met] of lines) console.log(`  ${met ? 'MET    ' : 'NOT MET'} ${text}`);
+}
+
 function main(): void {
   const dir = arg('dir', join(__dirname, '..', 'test', 'fixtures', 'published'));
   const { sources, problems } = readCorpus(dir);
@@ -107,7 +119,8 @@ function main(): void {
     if (verbose) console.log(`  fold ${s.id}: ${[...fits].map(([g, f]) => `${g} prefill x${f.prefill.toFixed(2)} decode x${f.decode.toFixed(2)}`).join('; ') || 'no group with training points'}`);
   }
   const loso = predictAll(sources, (s, p) => folds.get(s.id)?.get(groupOf(p)));
-  report('leave one source out (per GPU x precision, prefill and decode factors fitted to the other sources; a group no other source has stays uncalibrated)', loso.rows);
+  report('leave one source out (per GPU family x precision, prefill and decode factors fitted to the other sources; a group no other source has stays uncalibrated)', loso.rows);
+  mustShow(summarizeErrors(loso.rows));
   console.log(`\n${((performance.now() - t0) / 1000).toFixed(0)} s`);
 }
 
