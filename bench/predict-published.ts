@@ -1,9 +1,10 @@
 // How close the simulated engine model comes to published GPU measurements (test/fixtures/published/: each point with
-// its source and stated conditions): uncalibrated, then leave-one-source-out — per GPU family × weight precision, prefill and
-// decode speed factors fitted to every other source's points and applied to this source's. Prints median |error|,
-// the median latency ratio (predicted / published), the share within 25% and the worst point, overall and per engine,
-// GPU, TP and metric, and issue 27's must-show against the leave-one-source-out figures; --write stores the uncalibrated figures in src/predict/model-error.json, which every prediction
-// states. Run: npm run bench:predict-published [-- --dir FOLDER] [--fit-points 24] [--no-loso] [--write] [--verbose]
+// its source and stated conditions): uncalibrated, then leave-one-source-out — per GPU family × weight precision,
+// prefill and decode speed factors fitted to every other source's points and applied to this source's. Prints median
+// |error|, the median latency ratio (predicted / published), the share within 25% and the worst point, overall and per
+// engine, GPU, TP and metric, and issue 27's must-show against the leave-one-source-out figures; --write stores the
+// uncalibrated figures in src/predict/model-error.json, which every prediction states.
+// Run: npm run bench:predict-published [-- --dir FOLDER] [--fit-points 24] [--no-loso] [--write] [--verbose]
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
