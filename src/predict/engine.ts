@@ -45,6 +45,6 @@ export function engineForArgv(fw: FrameworkKey, argv: readonly string[], options
 export function scaled(c: ResolvedSim, f: Factors): ResolvedSim {
   if (f.prefill === 1 && f.decode === 1) return c;
   const k = c.engine.cost;
-  const cost = { ...k, flops: k.flops * f.prefill, attnFlops: k.attnFlops * f.prefill, bandwidth: k.bandwidth * f.decode };
+  const cost = { ...k, flops: k.flops * f.prefill, attnFlops: k.attnFlops * f.prefill, moeFlops: k.moeFlops * f.prefill, bandwidth: k.bandwidth * f.decode };
   return { ...c, engine: { ...c.engine, cost } };
 }

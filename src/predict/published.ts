@@ -331,9 +331,13 @@ export function groupOf(p: PublishedPoint): string {
   return `${FAMILIES[gpu] ?? gpu} ${d}`;
 }
 
-/** Scatter of one point's log ratio around a fit, and the prior spread of a fitted log factor (±65%). */
+/**
+ * Scatter of one point's log ratio around a fit, and the prior spread of a fitted log factor (±22%): factors fitted to
+ * other sources carry over poorly (leave-one-source-out on the corpus, 2026-12-07: 12.1% median at sd 0.5, 11.6% at
+ * 0.2, 11.4% at 0.1, against 11.2% uncalibrated), so a fit moves far only on many consistent points.
+ */
 const FIT_POINT_SD = 0.15;
-const FIT_PRIOR_SD = 0.5;
+const FIT_PRIOR_SD = 0.2;
 const FIT_CAP = 2 * FIT_POINT_SD;
 
 /**

@@ -16,6 +16,12 @@ import type { SchedulerPolicy } from './scheduler';
 const GiB = 1024 ** 3;
 const MEM_EFFICIENCY = 0.8;
 const MFU = 0.5;
+/**
+ * Share of FP4 peak an NVFP4/MXFP4 GEMM reaches relative to what BF16/FP8 GEMMs reach of theirs: the block scale
+ * factors are read and applied in the main loop, and the FP4 peak assumes operand rates the rest of the kernel cannot
+ * feed.
+ */
+const FP4_EFFICIENCY = 0.7;
 
 export interface MemorySplit {
   totalBytes: number;
@@ -142,6 +148,20 @@ function allReduceSeconds(tp: number, gpu: GpuProfile): number {
   return nvlink ? 8e-6 + 1.5e-6 * tp : 25e-6 + 8e-6 * tp;
 }
 
+/**
+ * Share of the dense GEMM rate the routed experts' grouped GEMMs reach: each expert is a small GEMM (hidden x its
+ * intermediate width, split moeTp ways), whose tiles fill the GPU worse and whose routing, token permutation and
+ * per-expert scale handling cost more per FLOP the smaller it is. A power law in the per-GPU expert GEMM size, 1 at
+ * MOE_GEMM_FULL elements and above.
+ */
+const MOE_GEMM_FULL = 1.3e8;
+const MOE_GEMM_EXP = 0.4;
+
+export function moeGemmEfficiency(hidden: number, intermediate: number, moeTp: number): number {
+  const size = (hidden * intermediate) / Math.max(1, moeTp);
+  return Math.min(1, Math.pow(size / MOE_GEMM_FULL, MOE_GEMM_EXP));
+}
+
 function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number): CostModel {
   const tp = Math.max(1, s.tp);
   const attnTp = s.dpAttention ? Math.max(1, Math.floor(tp / s.dp)) : tp;
@@ -151,18 +171,22 @@ function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number
   const moe = m.activeParamsB < m.totalParamsB;
   const kvFactor = s.kvDtypeFromCheckpoint ? (m.kvDtypeFactor ?? 1) : s.kvDtypeFactor;
   const floor = m.layers * (LAYER_FLOOR + (moe ? MOE_LAYER_FLOOR : 0));
+  const routedParams = m.moe ? Math.min(m.activeParamsB * 1e9, m.moe.topK * 3 * m.hidden * m.moe.intermediate * m.moe.layers) : 0;
+  const rate = (fp4 && gpu.flopsFp4 ? gpu.flopsFp4 * (gpu.fp4Efficiency ?? FP4_EFFICIENCY) : fp8 || fp4 ? gpu.flopsFp8 : gpu.flopsBf16) * MFU;
   return {
     weightBytes: (m.totalParamsB * 1e9 * bpp) / tp,
     activeShare: Math.min(1, m.activeParamsB / m.totalParamsB),
     kvBytesPerToken: (m.kvBytesPerToken * kvFactor) / kvShare,
     // With attention data parallelism every rank of an attention group runs its own requests through unsharded
     // attention, and the MoE layers take every replica's tokens: per GPU, a replica's token costs its work / attnTp.
-    flopsPerToken: (2 * m.activeParamsB * 1e9) / attnTp,
+    flopsPerToken: (2 * (m.activeParamsB * 1e9 - routedParams)) / attnTp,
+    routedFlopsPerToken: (2 * routedParams) / attnTp,
     moeBatchScale: s.dpAttention ? Math.max(1, s.dp) : 1,
     attnFlopsPerPair: (4 * m.attnLayers * m.attnWidth) / attnTp,
     bandwidth: gpu.bandwidth * MEM_EFFICIENCY,
-    flops: (fp4 ? (gpu.flopsFp4 ?? gpu.flopsFp8) : fp8 ? gpu.flopsFp8 : gpu.flopsBf16) * MFU,
+    flops: rate,
     attnFlops: (kvFactor <= 0.5 ? gpu.flopsFp8 : gpu.flopsBf16) * MFU,
+    moeFlops: m.moe ? rate * moeGemmEfficiency(m.hidden, m.moe.intermediate, s.moeTp) : rate,
     commFixed: tp > 1 ? 2 * m.layers * allReduceSeconds(tp, gpu) : 0,
     commPerToken: tp > 1 ? (2 * m.layers * m.hidden * 2 * (2 * (tp - 1))) / tp / gpu.linkBandwidth : 0,
     stepOverhead: 1.0e-3 + (s.overlap ? 0 : 1.0e-3) + (s.pp - 1) * 0.3e-3 + floor,
@@ -178,8 +202,8 @@ function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number
  * --sim-efficiency's known factor on both.
  */
 function perturbCost(cost: CostModel, p: PerturbFactors | undefined, efficiency = 1): CostModel {
-  const c = p ? { ...cost, flops: cost.flops * p.prefill, attnFlops: cost.attnFlops * p.prefill, bandwidth: cost.bandwidth * p.decode } : cost;
-  return efficiency === 1 ? c : { ...c, flops: c.flops * efficiency, attnFlops: c.attnFlops * efficiency, bandwidth: c.bandwidth * efficiency };
+  const c = p ? { ...cost, flops: cost.flops * p.prefill, attnFlops: cost.attnFlops * p.prefill, moeFlops: cost.moeFlops * p.prefill, bandwidth: cost.bandwidth * p.decode } : cost;
+  return efficiency === 1 ? c : { ...c, flops: c.flops * efficiency, attnFlops: c.attnFlops * efficiency, moeFlops: c.moeFlops * efficiency, bandwidth: c.bandwidth * efficiency };
 }
 
 /** Values no server could start with (a port past 65535, a parallel size of 0): a usage error, never a crash in listen(). */

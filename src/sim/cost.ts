@@ -1,5 +1,5 @@
-// Prices one engine step on the modelled GPUs: a roofline of weight and KV reads against tensor FLOPs, plus
-// tensor-parallel all-reduces and the framework's per-step CPU/launch overhead.
+// Prices one engine step on the modelled GPUs: a roofline for the GEMMs (weight reads against FLOPs) plus one for
+// attention (KV reads against FLOPs), tensor-parallel all-reduces and the framework's per-step CPU/launch overhead.
 //
 // Decode steps are memory bound (weights once per step, plus every running request's KV), so batching is
 // nearly free until KV reads dominate; prefill is compute bound and grows with prompt tokens, with an
@@ -14,8 +14,10 @@ export interface CostModel {
   kvBytesPerToken: number;
   /** Tokens the MoE layers see per token of this replica's step (attention data parallelism: the replicas; else 1). */
   moeBatchScale: number;
-  /** FLOPs per token for the dense part, per GPU. */
+  /** FLOPs per token for the dense part (attention projections, dense and shared-expert MLPs), per GPU. */
   flopsPerToken: number;
+  /** FLOPs per token in the routed experts' grouped GEMMs, per GPU (0 for dense models). */
+  routedFlopsPerToken: number;
   /** FLOPs per (query token x attended token) pair, per GPU. */
   attnFlopsPerPair: number;
   /** Bytes/s and FLOP/s one GPU achieves. */
@@ -23,6 +25,8 @@ export interface CostModel {
   flops: number;
   /** FLOP/s attention achieves: BF16 tensor cores (FP8 with an FP8 KV cache), whatever the weights' precision. */
   attnFlops: number;
+  /** FLOP/s the routed experts' grouped GEMMs achieve: `flops` scaled down for thin per-expert GEMMs. */
+  moeFlops: number;
   /** Seconds per step for tensor-parallel all-reduces: fixed part and per token. */
   commFixed: number;
   commPerToken: number;
@@ -71,15 +75,17 @@ function coverageOf(share: number, tokens: number): number {
 export function stepSeconds(c: CostModel, w: StepWork): number {
   const tokens = w.decodeSeqs + w.prefillTokens;
   if (tokens === 0) return 0;
+  // The GEMMs (weights read once, FLOPs per token) and attention (KV read per request, FLOPs per query x key pair) are
+  // separate kernels: each is bound by its own memory or compute roof, and their times add.
   const coverage = coverageOf(c.activeShare, tokens * c.moeBatchScale);
-  const bytes = c.weightBytes * coverage + (w.decodeCtx + w.prefillCtx) * c.kvBytesPerToken;
-  const mem = bytes / c.bandwidth;
-  const pairs = w.prefillPairs + w.decodeCtx;
-  const compute = (c.flopsPerToken * tokens) / c.flops + (c.attnFlopsPerPair * pairs) / c.attnFlops;
+  const routed = c.routedFlopsPerToken > 0 ? (c.routedFlopsPerToken * tokens) / c.moeFlops : 0;
+  const gemm = Math.max((c.weightBytes * coverage) / c.bandwidth, (c.flopsPerToken * tokens) / c.flops + routed);
+  const kvRead = ((w.decodeCtx + w.prefillCtx) * c.kvBytesPerToken) / c.bandwidth;
+  const attention = Math.max(kvRead, (c.attnFlopsPerPair * (w.prefillPairs + w.decodeCtx)) / c.attnFlops);
   const comm = c.commFixed > 0 ? c.commFixed + c.commPerToken * tokens : 0;
   const seqs = w.decodeSeqs + w.prefillSeqs;
   let overhead = c.stepOverhead + c.perSeqOverhead * seqs;
   const decodeOnly = w.prefillTokens === 0;
   if (decodeOnly && (c.graphMaxBatch <= 0 || w.decodeSeqs > c.graphMaxBatch)) overhead += c.eagerOverhead;
-  return overhead + Math.max(mem, compute) + comm;
+  return overhead + gemm + attention + comm;
 }

@@ -26,6 +26,12 @@ export interface ModelProfile {
    * FP8: 0.5); absent: none. Engines whose KV dtype `auto` follows the checkpoint (TensorRT-LLM) use it.
    */
   kvDtypeFactor?: number;
+  /**
+   * The routed experts of a MoE model: how many, how many each token picks, each one's intermediate width, and the
+   * layers that have them (the rest are dense). Absent: dense, or a MoE whose expert shapes are not known (priced as
+   * dense GEMMs).
+   */
+  moe?: MoeShape;
   /** Sparse attention (DeepSeek DSA): decode reads at most this many tokens of KV per layer. */
   sparseTopK?: number;
   contextLength: number;
@@ -40,6 +46,13 @@ export interface ModelProfile {
   source?: 'table' | 'config' | 'name';
   /** A quantized checkpoint's name resolved to the table entry of its base model (`nvidia/Llama-3.3-70B-Instruct-FP8`). */
   derivedFrom?: string;
+}
+
+export interface MoeShape {
+  experts: number;
+  topK: number;
+  intermediate: number;
+  layers: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -62,19 +75,23 @@ export function checkpointBytes(c: Obj): number {
 }
 
 /** Parameters in billions, total and active per token, from the shapes (embeddings counted once when tied). */
-function params(c: Obj, hidden: number, layers: number, attnParams: number): { total: number; active: number } {
+function params(c: Obj, hidden: number, layers: number, attnParams: number): { total: number; active: number; moe?: MoeShape } {
   const vocab = n(c, 'vocab_size') ?? 0;
   const emb = vocab * hidden * (c.tie_word_embeddings === true ? 1 : 2);
-  const dense = 3 * hidden * (n(c, 'intermediate_size') ?? 4 * hidden);
+  const dense = 3 * hidden * (n(c, 'intermediate_size_mlp', 'intermediate_size') ?? 4 * hidden);
   const experts = n(c, 'n_routed_experts', 'num_experts', 'num_local_experts') ?? 0;
   if (experts <= 1) return { total: (layers * (attnParams + dense) + emb) / 1e9, active: (layers * (attnParams + dense) + emb) / 1e9 };
-  const expert = 3 * hidden * (n(c, 'moe_intermediate_size') ?? n(c, 'intermediate_size') ?? 4 * hidden);
+  const intermediate = n(c, 'moe_intermediate_size') ?? n(c, 'intermediate_size') ?? 4 * hidden;
+  const expert = 3 * hidden * intermediate;
   const shared = (n(c, 'n_shared_experts', 'num_shared_experts') ?? 0) * expert;
   const perTok = n(c, 'num_experts_per_tok', 'moe_topk') ?? 1;
-  const denseLayers = Math.min(layers, n(c, 'first_k_dense_replace') ?? 0);
-  const moeLayers = layers - denseLayers;
+  // DeepSeek-style leading dense layers; Llama 4's MoE on every `interleave_moe_layer_step`-th layer.
+  const leading = Math.min(layers, n(c, 'first_k_dense_replace') ?? 0);
+  const moeLayers = Math.floor((layers - leading) / Math.max(1, n(c, 'interleave_moe_layer_step') ?? 1));
+  const denseLayers = layers - moeLayers;
   const base = layers * attnParams + denseLayers * dense + moeLayers * shared + emb;
-  return { total: (base + moeLayers * experts * expert) / 1e9, active: (base + moeLayers * perTok * expert) / 1e9 };
+  const moe = { experts, topK: perTok, intermediate, layers: moeLayers };
+  return { total: (base + moeLayers * experts * expert) / 1e9, active: (base + moeLayers * perTok * expert) / 1e9, moe };
 }
 
 /** The profile a config.json describes; undefined when it lacks the shapes a profile needs. */
@@ -105,6 +122,7 @@ export function profileFromConfig(id: string, raw: unknown): ModelProfile | unde
   const kvQuant = kvAlgoFactor(isObj(c.quantization_config) ? c.quantization_config : undefined);
   return {
     ...(kvQuant !== undefined ? { kvDtypeFactor: kvQuant } : {}),
+    ...(p.moe ? { moe: p.moe } : {}),
     id,
     totalParamsB: p.total,
     activeParamsB: p.active,

@@ -16,6 +16,11 @@ export interface GpuProfile {
   flopsFp8: number;
   /** Dense FP4 tensor FLOP/s where the GPU has FP4 units (Blackwell); absent: the FP8 rate. */
   flopsFp4?: number;
+  /**
+   * Share of the FP4 peak its NVFP4 GEMMs reach relative to the share BF16/FP8 GEMMs reach of theirs; absent: 0.7
+   * (config.ts FP4_EFFICIENCY). Fitted to the published corpus (docs/ENGINES.md).
+   */
+  fp4Efficiency?: number;
   /** Per-direction GPU-to-GPU bandwidth (NVLink / Infinity Fabric), bytes/s. */
   linkBandwidth: number;
 }
@@ -37,7 +42,8 @@ export const GPUS: GpuProfile[] = [
   { name: 'GB200', memBytes: 185 * GiB, bandwidth: 8 * TB, flopsBf16: 2500 * TB, flopsFp8: 5000 * TB, flopsFp4: 10000 * TB, linkBandwidth: 900e9 },
   // PCIe cards: no NVLink, GPU-to-GPU traffic crosses PCIe (Gen4 x16 for the L40S, Gen5 x16 for the RTX PRO 6000).
   { name: 'L40S', memBytes: 45 * GiB, bandwidth: 0.864 * TB, flopsBf16: 362 * TB, flopsFp8: 733 * TB, linkBandwidth: 18e9 },
-  { name: 'RTX-PRO-6000-Blackwell-Server', memBytes: 95.6 * GiB, bandwidth: 1.597 * TB, flopsBf16: 500 * TB, flopsFp8: 1000 * TB, flopsFp4: 2000 * TB, linkBandwidth: 64e9 },
+  // Its prefill-heavy NVFP4 points reach the FP4 peak at the share B200's FP8 GEMMs reach of theirs (B200/GB200: 0.7 of it).
+  { name: 'RTX-PRO-6000-Blackwell-Server', memBytes: 95.6 * GiB, bandwidth: 1.597 * TB, flopsBf16: 500 * TB, flopsFp8: 1000 * TB, flopsFp4: 2000 * TB, fp4Efficiency: 1, linkBandwidth: 64e9 },
 ];
 
 /** GPUs `--sim-gpu auto` picks from, smallest first. */
@@ -48,16 +54,16 @@ export const AUTO_WEIGHT_SHARE = 0.75;
 export type { ModelProfile };
 
 // Shapes of the shipped cookbook models and a few small ones the tests and demos use.
-const DSV3 = { totalParamsB: 671, activeParamsB: 37, bytesPerParam: 1, layers: 61, hidden: 7168, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 128 * 192, contextLength: 163840 };
+const DSV3 = { totalParamsB: 671, activeParamsB: 37, bytesPerParam: 1, layers: 61, hidden: 7168, moe: { experts: 256, topK: 8, intermediate: 2048, layers: 58 }, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 128 * 192, contextLength: 163840 };
 const DSV32 = { ...DSV3, kvBytesPerToken: 61 * (1152 + 132), sparseTopK: 2048 };
-const KIMI = { totalParamsB: 1040, activeParamsB: 32, bytesPerParam: 1, layers: 61, hidden: 7168, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 64 * 192, contextLength: 131072 };
-const GLM45 = { totalParamsB: 355, activeParamsB: 32, bytesPerParam: 2, layers: 92, hidden: 5120, kvBytesPerToken: 2 * 92 * 8 * 128 * 2, kvSplit: 8, attnLayers: 92, attnWidth: 96 * 128, contextLength: 131072 };
+const KIMI = { totalParamsB: 1040, activeParamsB: 32, bytesPerParam: 1, layers: 61, hidden: 7168, moe: { experts: 384, topK: 8, intermediate: 2048, layers: 60 }, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 64 * 192, contextLength: 131072 };
+const GLM45 = { totalParamsB: 355, activeParamsB: 32, bytesPerParam: 2, layers: 92, hidden: 5120, moe: { experts: 160, topK: 8, intermediate: 1536, layers: 89 }, kvBytesPerToken: 2 * 92 * 8 * 128 * 2, kvSplit: 8, attnLayers: 92, attnWidth: 96 * 128, contextLength: 131072 };
 const LLAMA70 = { totalParamsB: 70.6, activeParamsB: 70.6, bytesPerParam: 2, layers: 80, hidden: 8192, kvBytesPerToken: 2 * 80 * 8 * 128 * 2, kvSplit: 8, attnLayers: 80, attnWidth: 64 * 128, contextLength: 131072 };
 const LLAMA8 = { totalParamsB: 8.03, activeParamsB: 8.03, bytesPerParam: 2, layers: 32, hidden: 4096, kvBytesPerToken: 2 * 32 * 8 * 128 * 2, kvSplit: 8, attnLayers: 32, attnWidth: 32 * 128, contextLength: 131072 };
-const LLAMA4 = { layers: 48, hidden: 5120, kvBytesPerToken: 2 * 48 * 8 * 128 * 2, kvSplit: 8, attnLayers: 48, attnWidth: 40 * 128 };
-const QWEN3_235 = { totalParamsB: 235, activeParamsB: 22, bytesPerParam: 2, layers: 94, hidden: 4096, kvBytesPerToken: 2 * 94 * 4 * 128 * 2, kvSplit: 4, attnLayers: 94, attnWidth: 64 * 128, contextLength: 40960 };
-const QWEN3_NEXT = { totalParamsB: 80, activeParamsB: 3, bytesPerParam: 2, layers: 48, hidden: 2048, kvBytesPerToken: 2 * 12 * 2 * 256 * 2, kvSplit: 2, attnLayers: 12, attnWidth: 16 * 256, contextLength: 262144 };
-const MINIMAX = { totalParamsB: 229, activeParamsB: 10, bytesPerParam: 1, layers: 62, hidden: 3072, kvBytesPerToken: 2 * 62 * 8 * 128 * 2, kvSplit: 8, attnLayers: 62, attnWidth: 48 * 128, contextLength: 196608 };
+const LLAMA4 = { layers: 48, hidden: 5120, moe: { experts: 128, topK: 1, intermediate: 8192, layers: 24 }, kvBytesPerToken: 2 * 48 * 8 * 128 * 2, kvSplit: 8, attnLayers: 48, attnWidth: 40 * 128 };
+const QWEN3_235 = { totalParamsB: 235, activeParamsB: 22, bytesPerParam: 2, layers: 94, hidden: 4096, moe: { experts: 128, topK: 8, intermediate: 1536, layers: 94 }, kvBytesPerToken: 2 * 94 * 4 * 128 * 2, kvSplit: 4, attnLayers: 94, attnWidth: 64 * 128, contextLength: 40960 };
+const QWEN3_NEXT = { totalParamsB: 80, activeParamsB: 3, bytesPerParam: 2, layers: 48, hidden: 2048, moe: { experts: 512, topK: 10, intermediate: 512, layers: 48 }, kvBytesPerToken: 2 * 12 * 2 * 256 * 2, kvSplit: 2, attnLayers: 12, attnWidth: 16 * 256, contextLength: 262144 };
+const MINIMAX = { totalParamsB: 229, activeParamsB: 10, bytesPerParam: 1, layers: 62, hidden: 3072, moe: { experts: 256, topK: 8, intermediate: 1536, layers: 62 }, kvBytesPerToken: 2 * 62 * 8 * 128 * 2, kvSplit: 8, attnLayers: 62, attnWidth: 48 * 128, contextLength: 196608 };
 const LING = { totalParamsB: 1000, activeParamsB: 63, bytesPerParam: 2, layers: 80, hidden: 8192, kvBytesPerToken: 10 * 1152, kvSplit: 1, attnLayers: 10, attnWidth: 64 * 192, contextLength: 131072 };
 
 export const MODELS: ModelProfile[] = [
@@ -75,8 +81,8 @@ export const MODELS: ModelProfile[] = [
   { id: 'zai-org/GLM-4.6', aliases: ['zai-org/GLM-4.7'], ...GLM45, totalParamsB: 357, contextLength: 202752 },
   { id: 'zai-org/GLM-4.7-Flash', totalParamsB: 31, activeParamsB: 3, bytesPerParam: 2, layers: 47, hidden: 2048, kvBytesPerToken: 47 * 1152, kvSplit: 1, attnLayers: 47, attnWidth: 20 * 192, contextLength: 202752 },
   { id: 'zai-org/Glyph', totalParamsB: 10, activeParamsB: 10, bytesPerParam: 2, layers: 40, hidden: 4096, kvBytesPerToken: 2 * 40 * 2 * 128 * 2, kvSplit: 2, attnLayers: 40, attnWidth: 32 * 128, contextLength: 131072 },
-  { id: 'openai/gpt-oss-120b', totalParamsB: 117, activeParamsB: 5.1, bytesPerParam: 0.54, layers: 36, hidden: 2880, kvBytesPerToken: 2 * 18 * 8 * 64 * 2, kvSplit: 8, attnLayers: 18, attnWidth: 64 * 64, contextLength: 131072 },
-  { id: 'openai/gpt-oss-20b', totalParamsB: 21, activeParamsB: 3.6, bytesPerParam: 0.6, layers: 24, hidden: 2880, kvBytesPerToken: 2 * 12 * 8 * 64 * 2, kvSplit: 8, attnLayers: 12, attnWidth: 64 * 64, contextLength: 131072 },
+  { id: 'openai/gpt-oss-120b', totalParamsB: 117, activeParamsB: 5.1, bytesPerParam: 0.54, layers: 36, hidden: 2880, moe: { experts: 128, topK: 4, intermediate: 2880, layers: 36 }, kvBytesPerToken: 2 * 18 * 8 * 64 * 2, kvSplit: 8, attnLayers: 18, attnWidth: 64 * 64, contextLength: 131072 },
+  { id: 'openai/gpt-oss-20b', totalParamsB: 21, activeParamsB: 3.6, bytesPerParam: 0.6, layers: 24, hidden: 2880, moe: { experts: 32, topK: 4, intermediate: 2880, layers: 24 }, kvBytesPerToken: 2 * 12 * 8 * 64 * 2, kvSplit: 8, attnLayers: 12, attnWidth: 64 * 64, contextLength: 131072 },
   { id: 'internlm/Intern-S1', ...QWEN3_235, totalParamsB: 241, activeParamsB: 28 },
   { id: 'meta-llama/Llama-3.1-70B-Instruct', aliases: ['meta-llama/Llama-3.3-70B-Instruct', 'meta-llama/Meta-Llama-3.1-70B-Instruct', 'meta-llama/Llama-3.1-70B', 'meta-llama/Meta-Llama-3.1-70B'], ...LLAMA70 },
   { id: 'meta-llama/Meta-Llama-3-70B-Instruct', aliases: ['meta-llama/Meta-Llama-3-70B'], ...LLAMA70, contextLength: 8192 },
@@ -88,7 +94,7 @@ export const MODELS: ModelProfile[] = [
   // Its 1M-token context needs the KV room of H200s, where the reference deployment runs.
   { id: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8', totalParamsB: 400, activeParamsB: 17, bytesPerParam: 1, ...LLAMA4, contextLength: 1048576, refGpu: 'H200' },
   { id: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct', aliases: ['meta-llama/Llama-4-Maverick-17B-128E'], totalParamsB: 400, activeParamsB: 17, bytesPerParam: 2, ...LLAMA4, contextLength: 1048576 },
-  { id: 'meta-llama/Llama-4-Scout-17B-16E-Instruct', totalParamsB: 109, activeParamsB: 17, bytesPerParam: 2, ...LLAMA4, contextLength: 10485760 },
+  { id: 'meta-llama/Llama-4-Scout-17B-16E-Instruct', totalParamsB: 109, activeParamsB: 17, bytesPerParam: 2, ...LLAMA4, moe: { experts: 16, topK: 1, intermediate: 8192, layers: 48 }, contextLength: 10485760 },
   { id: 'XiaomiMiMo/MiMo-V2-Flash', totalParamsB: 309, activeParamsB: 15, bytesPerParam: 1, layers: 48, hidden: 4096, kvBytesPerToken: 8 * 4 * 320 * 2, kvSplit: 4, attnLayers: 8, attnWidth: 64 * 192, contextLength: 262144 },
   { id: 'MiniMaxAI/MiniMax-M2.1', aliases: ['MiniMaxAI/MiniMax-M2.5', 'MiniMaxAI/MiniMax-M2'], ...MINIMAX },
   { id: 'mistralai/Ministral-3-8B-Instruct-2512', totalParamsB: 8.4, activeParamsB: 8.4, bytesPerParam: 2, layers: 34, hidden: 4096, kvBytesPerToken: 2 * 34 * 8 * 128 * 2, kvSplit: 8, attnLayers: 34, attnWidth: 32 * 128, contextLength: 262144 },
@@ -98,10 +104,10 @@ export const MODELS: ModelProfile[] = [
   { id: 'nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16', totalParamsB: 31.6, activeParamsB: 3.2, bytesPerParam: 2, layers: 52, hidden: 2688, kvBytesPerToken: 2 * 6 * 2 * 128 * 2, kvSplit: 2, attnLayers: 6, attnWidth: 32 * 128, contextLength: 262144 },
   { id: 'nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16', totalParamsB: 120, activeParamsB: 12, bytesPerParam: 2, layers: 88, hidden: 4096, kvBytesPerToken: 2 * 8 * 2 * 128 * 2, kvSplit: 2, attnLayers: 8, attnWidth: 32 * 128, contextLength: 262144 },
   { id: 'Qwen/Qwen3-235B-A22B', aliases: ['Qwen/Qwen3-235B-A22B-Instruct-2507'], ...QWEN3_235 },
-  { id: 'Qwen/Qwen3-Coder-480B-A35B-Instruct', totalParamsB: 480, activeParamsB: 35, bytesPerParam: 2, layers: 62, hidden: 6144, kvBytesPerToken: 2 * 62 * 8 * 128 * 2, kvSplit: 8, attnLayers: 62, attnWidth: 96 * 128, contextLength: 262144 },
+  { id: 'Qwen/Qwen3-Coder-480B-A35B-Instruct', totalParamsB: 480, activeParamsB: 35, bytesPerParam: 2, layers: 62, hidden: 6144, moe: { experts: 160, topK: 8, intermediate: 2560, layers: 62 }, kvBytesPerToken: 2 * 62 * 8 * 128 * 2, kvSplit: 8, attnLayers: 62, attnWidth: 96 * 128, contextLength: 262144 },
   { id: 'Qwen/Qwen3-Next-80B-A3B-Instruct', aliases: ['Qwen/Qwen3-Coder-Next'], ...QWEN3_NEXT },
   { id: 'Qwen/Qwen3.5-397B-A17B-FP8', totalParamsB: 397, activeParamsB: 17, bytesPerParam: 1, layers: 60, hidden: 4096, kvBytesPerToken: 2 * 15 * 2 * 256 * 2, kvSplit: 2, attnLayers: 15, attnWidth: 32 * 256, contextLength: 262144 },
-  { id: 'Qwen/Qwen3-30B-A3B', aliases: ['Qwen/Qwen3-30B-A3B-Instruct-2507'], totalParamsB: 30.5, activeParamsB: 3.3, bytesPerParam: 2, layers: 48, hidden: 2048, kvBytesPerToken: 2 * 48 * 4 * 128 * 2, kvSplit: 4, attnLayers: 48, attnWidth: 32 * 128, contextLength: 40960 },
+  { id: 'Qwen/Qwen3-30B-A3B', aliases: ['Qwen/Qwen3-30B-A3B-Instruct-2507'], totalParamsB: 30.5, activeParamsB: 3.3, bytesPerParam: 2, layers: 48, hidden: 2048, moe: { experts: 128, topK: 8, intermediate: 768, layers: 48 }, kvBytesPerToken: 2 * 48 * 4 * 128 * 2, kvSplit: 4, attnLayers: 48, attnWidth: 32 * 128, contextLength: 40960 },
   { id: 'Qwen/Qwen3-32B', totalParamsB: 32.8, activeParamsB: 32.8, bytesPerParam: 2, layers: 64, hidden: 5120, kvBytesPerToken: 2 * 64 * 8 * 128 * 2, kvSplit: 8, attnLayers: 64, attnWidth: 64 * 128, contextLength: 40960 },
   { id: 'Qwen/Qwen3-14B', totalParamsB: 14.8, activeParamsB: 14.8, bytesPerParam: 2, layers: 40, hidden: 5120, kvBytesPerToken: 2 * 40 * 8 * 128 * 2, kvSplit: 8, attnLayers: 40, attnWidth: 40 * 128, contextLength: 40960 },
   { id: 'Qwen/Qwen3-4B', aliases: ['Qwen/Qwen3-4B-Instruct-2507'], totalParamsB: 4.0, activeParamsB: 4.0, bytesPerParam: 2, layers: 36, hidden: 2560, kvBytesPerToken: 2 * 36 * 8 * 128 * 2, kvSplit: 8, attnLayers: 36, attnWidth: 32 * 128, contextLength: 40960 },

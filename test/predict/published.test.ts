@@ -96,7 +96,9 @@ describe('the published corpus', () => {
       assert.ok(r.ok);
       return { ...p, value: r.predicted };
     });
-    const fit = fitFactors(pts, d);
+    // Each shape 8 times (24 points, as the bench fits a group on): the fit's ridge, a cross-source prior of ±22% per
+    // factor, gives way to that many consistent points.
+    const fit = fitFactors(Array.from({ length: 8 }, () => pts).flat(), d);
     assert.ok(Math.abs(fit.prefill / truth.prefill - 1) < 0.05, `prefill ${fit.prefill}`);
     assert.ok(Math.abs(fit.decode / truth.decode - 1) < 0.05, `decode ${fit.decode}`);
   });

@@ -146,7 +146,7 @@ describe('--sim-efficiency on the engine', () => {
     assert.equal(fast.efficiency, 1.2);
     assert.equal(fast.engine.cost.flops, plain.engine.cost.flops * 1.2);
     assert.equal(fast.engine.cost.bandwidth, plain.engine.cost.bandwidth * 1.2);
-    assert.deepEqual({ ...fast.engine.cost, flops: 0, attnFlops: 0, bandwidth: 0 }, { ...plain.engine.cost, flops: 0, attnFlops: 0, bandwidth: 0 }, 'nothing else moves');
+    assert.deepEqual({ ...fast.engine.cost, flops: 0, attnFlops: 0, moeFlops: 0, bandwidth: 0 }, { ...plain.engine.cost, flops: 0, attnFlops: 0, moeFlops: 0, bandwidth: 0 }, 'nothing else moves');
     assert.equal(fast.kvTokens, plain.kvTokens);
     const unmatched = resolve(ARGS, { efficiency: parseEfficiency('sglang:2') });
     assert.equal(unmatched.efficiency, 1);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { modelProfile, profileSourceText } from '../../src/sim/profiles';
 import { profileFromConfig } from '../../src/sim/model-config';
-import { resolveSim } from '../../src/sim/config';
+import { moeGemmEfficiency, resolveSim } from '../../src/sim/config';
 import { DEFAULT_SIM_OPTIONS } from '../../src/sim/options';
 import { parseFrameworkArgs } from '../../src/sim/serve';
 
@@ -63,7 +63,19 @@ describe('model shapes from config.json', () => {
     near(m.totalParamsB, 30.5, 0.02, 'total');
     near(m.activeParamsB, 3.3, 0.05, 'active');
     assert.equal(m.kvBytesPerToken, 2 * 48 * 4 * 128 * 2);
+    assert.deepEqual(m.moe, { experts: 128, topK: 8, intermediate: 768, layers: 48 });
   });
+
+  test("MoE layers: DeepSeek's leading dense layers and Llama 4's MoE on every other layer are not routed", () => {
+    assert.deepEqual(profileFromConfig('x', DEEPSEEK_V3)?.moe, { experts: 256, topK: 8, intermediate: 2048, layers: 58 });
+    const maverick = { hidden_size: 5120, intermediate_size: 8192, intermediate_size_mlp: 16384, num_hidden_layers: 48, num_attention_heads: 40, num_key_value_heads: 8, head_dim: 128, num_local_experts: 128, num_experts_per_tok: 1, interleave_moe_layer_step: 2, vocab_size: 202048 };
+    const m = profileFromConfig('x', maverick);
+    assert.deepEqual(m?.moe, { experts: 128, topK: 1, intermediate: 8192, layers: 24 });
+    // The table's Maverick agrees with what its config.json gives.
+    assert.deepEqual(modelProfile('meta-llama/Llama-4-Maverick-17B-128E-Instruct').moe, m?.moe);
+    assert.equal(profileFromConfig('x', LLAMA_31_8B)?.moe, undefined, 'dense: no experts');
+  });
+
 
   test('MLA with shared experts and dense first layers, FP8 weights (DeepSeek-V3: 671B / 37B, one 576-wide latent)', () => {
     const m = profileFromConfig('x', DEEPSEEK_V3);
@@ -113,7 +125,7 @@ describe('model shapes from config.json', () => {
 describe('parallelism in the engine model', () => {
   const dirs: string[] = [];
   after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-  const resolve = (fw: 'tensorrt_llm' | 'vllm', argv: string[]) => {
+  const resolve = (fw: 'tensorrt_llm' | 'vllm' | 'sglang', argv: string[]) => {
     const r = resolveSim(fw, parseFrameworkArgs(fw, argv) as Map<string, never>, { ...DEFAULT_SIM_OPTIONS, gpu: 'H100' });
     assert.ok(r.ok, r.ok ? '' : r.lines.join('\n'));
     return r.config;
@@ -143,5 +155,23 @@ describe('parallelism in the engine model', () => {
     assert.equal(adp.engine.cost.moeBatchScale, 4);
     // Each rank keeps its own requests' KV whole (Qwen3-30B has 4 KV heads: TP 4 splits it, attention DP does not).
     assert.equal(adp.engine.cost.kvBytesPerToken, tp.engine.cost.kvBytesPerToken * 4);
+  });
+
+  test('routed experts are priced apart: thinner per-GPU expert GEMMs reach less of the dense rate', () => {
+    const e = (moeTp: number): number => moeGemmEfficiency(4096, 1536, moeTp);
+    assert.ok(e(1) > e(2) && e(2) > e(8), `${e(1)} ${e(2)} ${e(8)}`);
+    assert.ok(e(8) > 0.05 && e(1) < 1);
+    assert.equal(moeGemmEfficiency(8192, 28672, 1), 1, 'a dense-sized GEMM runs at the dense rate');
+    const m = 'Qwen/Qwen3-235B-A22B';
+    const tp = resolve('sglang', ['--model-path', m, '--tp-size', '8']);
+    const ep = resolve('sglang', ['--model-path', m, '--tp-size', '8', '--ep-size', '8']);
+    assert.deepEqual([tp.settings.moeTp, ep.settings.moeTp], [8, 1]);
+    assert.ok(ep.engine.cost.moeFlops > tp.engine.cost.moeFlops, 'EP keeps each expert whole');
+    assert.equal(ep.engine.cost.flops, tp.engine.cost.flops, 'the dense part is unchanged');
+    near(tp.engine.cost.routedFlopsPerToken + tp.engine.cost.flopsPerToken, (2 * 22e9) / 8, 0.001, 'the split keeps the active FLOPs');
+    const small = 'Qwen/Qwen3-30B-A3B';
+    const vllm = resolve('vllm', [small, '--tensor-parallel-size', '4', '--data-parallel-size', '2']);
+    const vllmEp = resolve('vllm', [small, '--tensor-parallel-size', '4', '--data-parallel-size', '2', '--enable-expert-parallel']);
+    assert.deepEqual([vllm.settings.moeTp, vllmEp.settings.moeTp], [8, 1], 'vLLM: TP over TP x DP, or EP');
   });
 });

@@ -109,7 +109,7 @@ describe('--sim-perturb in the simulator', () => {
     assert.deepEqual(perturbed.perturbation, p);
     assert.equal(perturbed.engine.cost.flops, plain.engine.cost.flops * p.prefill);
     assert.equal(perturbed.engine.cost.bandwidth, plain.engine.cost.bandwidth * p.decode);
-    assert.deepEqual({ ...perturbed.engine.cost, flops: 0, attnFlops: 0, bandwidth: 0 }, { ...plain.engine.cost, flops: 0, attnFlops: 0, bandwidth: 0 }, 'nothing else moves');
+    assert.deepEqual({ ...perturbed.engine.cost, flops: 0, attnFlops: 0, moeFlops: 0, bandwidth: 0 }, { ...plain.engine.cost, flops: 0, attnFlops: 0, moeFlops: 0, bandwidth: 0 }, 'nothing else moves');
     assert.equal(perturbed.kvTokens, plain.kvTokens);
     assert.notEqual(resolve(VLLM_ARGS, { perturb: 0 }).engine.cost.flops, plain.engine.cost.flops, 'seed 0 is a perturbation too');
   });

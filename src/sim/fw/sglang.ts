@@ -44,6 +44,8 @@ export const SGLANG_SIM: SimFramework = {
     s.pp = num(v, 'pp_size') ?? 1;
     s.dp = num(v, 'dp_size') ?? 1;
     s.dpAttention = flag(v, 'enable_dp_attention') === true && s.dp > 1;
+    // python/sglang/srt/model_executor/model_runner.py: moe_tp_size = tp_size // moe_ep_size.
+    s.moeTp = Math.max(1, Math.floor(s.tp / (num(v, 'ep_size') ?? 1)));
     const frac = num(v, 'mem_fraction_static');
     s.memory = { kind: 'static', fraction: frac ?? NaN, flag: '--mem-fraction-static' };
     s.kvTokenCap = num(v, 'max_total_tokens');

@@ -42,6 +42,7 @@ export const TOKENSPEED_SIM: SimFramework = {
     s.apiKeys = list(v, 'api_key');
     s.tp = num(v, 'tensor_parallel_size') ?? 1;
     s.dp = num(v, 'data_parallel_size') ?? 1;
+    s.moeTp = flag(v, 'enable_expert_parallel') === true ? 1 : Math.max(1, Math.floor(s.tp / (num(v, 'expert_parallel_size') ?? 1)));
     s.memory = { kind: 'utilization', fraction: num(v, 'gpu_memory_utilization') ?? 0.9, flag: '--gpu-memory-utilization' };
     s.kvTokenCap = num(v, 'max_total_tokens');
     s.kvDtypeFactor = kvDtypeFactor(str(v, 'kv_cache_dtype'));

@@ -57,6 +57,8 @@ function applyExtraOptions(s: SimSettings, path: string): void {
   if (isObj(sched) && sched.capacity_scheduler_policy === 'MAX_UTILIZATION') s.reserveRatio = 0;
   // tensorrt_llm/llmapi/llm_args.py: enable_attention_dp gives each TP rank its own requests and KV cache (attention
   // data parallel), the MoE layers stay shared.
+  const ep = numOf(doc, 'moe_expert_parallel_size');
+  if (ep !== undefined) s.moeTp = Math.max(1, Math.floor(s.tp / ep));
   if (doc.enable_attention_dp === true && s.tp > 1) {
     s.dp = s.tp;
     s.dpAttention = true;
@@ -105,6 +107,8 @@ export const TRTLLM_SIM: SimFramework = {
     s.port = num(v, 'port') ?? s.port;
     s.tp = num(v, 'tp_size') ?? 1;
     s.pp = num(v, 'pp_size') ?? 1;
+    // tensorrt_llm/mapping.py @b35ac1b6: without moe_ep_size the MoE layers are expert-TP over the whole TP group.
+    s.moeTp = Math.max(1, Math.floor(s.tp / (num(v, 'ep_size') ?? 1)));
     s.memory = { kind: 'free', fraction: num(v, 'kv_cache_free_gpu_memory_fraction') ?? 0.9, flag: '--kv_cache_free_gpu_memory_fraction' };
     s.maxRunning = num(v, 'max_batch_size');
     s.tokenBudget = num(v, 'max_num_tokens');

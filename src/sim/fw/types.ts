@@ -26,6 +26,11 @@ export interface SimSettings {
   dp: number;
   /** SGLang DP attention: dp replicas share the tp group's weights. */
   dpAttention: boolean;
+  /**
+   * Ways each MoE expert's intermediate width is split across GPUs (expert tensor parallelism, every engine's default
+   * when no expert parallelism is asked for); 1 with EP over the whole group.
+   */
+  moeTp: number;
   memory: MemoryRule;
   /** KV pool capped at this many tokens (max_total_tokens). */
   kvTokenCap?: number;
@@ -171,6 +176,7 @@ export function baseSettings(contextFlag: string, port: number): SimSettings {
     pp: 1,
     dp: 1,
     dpAttention: false,
+    moeTp: 1,
     memory: { kind: 'utilization', fraction: 0.9, flag: '--gpu-memory-utilization' },
     kvDtypeFactor: 1,
     contextFlag,

@@ -47,6 +47,9 @@ export const VLLM_SIM: SimFramework = {
     s.tp = num(v, 'tensor_parallel_size') ?? 1;
     s.pp = num(v, 'pipeline_parallel_size') ?? 1;
     s.dp = num(v, 'data_parallel_size') ?? 1;
+    // vllm/model_executor/layers/fused_moe/config.py @00c1c6a2 (FusedMoEParallelConfig.make): the MoE layers are
+    // tensor-parallel over all TP x DP GPUs, or expert-parallel over them with --enable-expert-parallel.
+    s.moeTp = flag(v, 'enable_expert_parallel') === true ? 1 : s.tp * s.dp;
     s.memory = { kind: 'utilization', fraction: num(v, 'gpu_memory_utilization') ?? 0.92, flag: '--gpu-memory-utilization' };
     s.kvBytesOverride = num(v, 'kv_cache_memory_bytes');
     s.kvBlocksOverride = num(v, 'num_gpu_blocks_override');
