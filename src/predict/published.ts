@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import { gpuProfile, modelProfile } from '../sim/profiles';
+import { mix32, unit } from '../sim/tokens';
 import { simulateLoad, type VirtualResult } from '../sim/virtual';
 import { engineForArgv, predictOptions } from './engine';
 import type { Factors } from './types';
@@ -47,11 +48,13 @@ export interface PublishedPoint {
   unit: string;
   where: string;
   /**
-   * Where the source drew lengths at random up to isl/osl: the mean it measured (from its printed totals). The model
-   * runs fixed lengths, at these means.
+   * Where the source drew lengths at random up to isl/osl: the mean it measured (from its printed totals). With
+   * `dataset: random` the model draws lengths uniformly up to isl/osl around these means, else runs them fixed.
    */
   isl_mean_measured?: number;
   osl_mean_measured?: number;
+  /** The source's dataset where it names one (`random`: bench_serving's random lengths). */
+  dataset?: string;
 }
 
 export interface PublishedSource {
@@ -271,6 +274,24 @@ const figureOf = (p: PublishedPoint, v: VirtualResult): number => FIGURES[p.metr
 export type PointPrediction = { ok: true; predicted: number; ratio: number } | { ok: false; reason: string };
 
 /** The model's figure for one published point (speed factors optional: a fit's), and predicted / published. */
+/**
+ * A random-dataset point's per-request lengths: bench_serving's random dataset draws each length uniformly up to the
+ * configured one (sgl-project/sglang · python/sglang/bench_serving.py, sample_random_requests: randint(max(len x
+ * range_ratio, 1), len + 1)), here over [2 x measured mean - len, len] so the draws keep the printed mean. Equal lengths
+ * would put a closed loop's requests in lockstep: every one finishing together, every prefill queued behind the others.
+ */
+export function drawnLengths(p: PublishedPoint, requests: number): Array<{ input: number; output: number }> | undefined {
+  if (p.dataset !== 'random' || p.isl_mean_measured === undefined || p.osl_mean_measured === undefined) return undefined;
+  const draw = (len: number, mean: number, u: number): number => {
+    const lo = Math.max(1, Math.min(len, 2 * mean - len));
+    return Math.max(1, Math.round(lo + u * (len - lo)));
+  };
+  return Array.from({ length: requests }, (_, i) => ({
+    input: draw(p.isl, p.isl_mean_measured as number, unit(mix32(0x15e, i))),
+    output: draw(p.osl, p.osl_mean_measured as number, unit(mix32(0x05e, i))),
+  }));
+}
+
 export function predictPublished(p: PublishedPoint, scratch: string, factors?: Factors): PointPrediction {
   const fractions = p.engine === 'tensorrt_llm' && p.load.kind === 'offline' ? BENCH_KV_FRACTIONS : [BENCH_KV_FRACTIONS[0] as number];
   let e = engineForArgv(p.engine, commandFor(p, scratch), predictOptions(gpuProfile(p.gpu)?.name), factors);
@@ -281,7 +302,9 @@ export function predictPublished(p: PublishedPoint, scratch: string, factors?: F
   if (!e.ok) return { ok: false, reason: `${e.oom ? 'out of memory' : 'would not start'}: ${e.reason}` };
   const isl = Math.max(1, Math.round(p.isl_mean_measured ?? p.isl));
   const osl = Math.max(1, Math.round(p.osl_mean_measured ?? p.osl));
-  const v = simulateLoad(e.config, { inputLen: isl, outputLen: osl, ...loadOf(p.load), warmup: 0, seed: 1 });
+  const load = loadOf(p.load);
+  const lengths = drawnLengths(p, load.requests);
+  const v = simulateLoad(e.config, { inputLen: isl, outputLen: osl, ...load, ...(lengths ? { lengths } : {}), warmup: 0, seed: 1 });
   const predicted = figureOf(p, v);
   if (!Number.isFinite(predicted) || predicted <= 0) return { ok: false, reason: 'the simulated load completed nothing' };
   return { ok: true, predicted, ratio: predicted / p.value };

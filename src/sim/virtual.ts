@@ -96,6 +96,8 @@ export class VirtualClock implements EngineClock {
 export interface VirtualLoad {
   inputLen: number;
   outputLen: number;
+  /** Each request's own prompt and output length (warm-up first), instead of inputLen/outputLen for all. */
+  lengths?: ReadonlyArray<{ input: number; output: number }>;
   /** Requests per modelled second; Infinity sends every request at once. */
   rate: number;
   /** At most this many requests in flight (null: no cap). */
@@ -257,7 +259,8 @@ export function simulateLoad(config: ResolvedSim, load: VirtualLoad): VirtualRes
     };
     // The request reaches the engine a transit after the client sent it.
     clock.at(tr.sentAt + TRANSIT_S, () => {
-      const r = engine.submit({ promptIds: promptOf(load.inputLen, prompts), promptHash: mix32(load.seed, i), maxNewTokens: load.outputLen, ignoreEos: true, varySample: false }, sink);
+      const len = load.lengths?.[i];
+      const r = engine.submit({ promptIds: promptOf(len?.input ?? load.inputLen, prompts), promptHash: mix32(load.seed, i), maxNewTokens: len?.output ?? load.outputLen, ignoreEos: true, varySample: false }, sink);
       if (!r.ok) sink.failed();
     });
   };

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MODEL_ERROR, modelErrorLines } from '../../src/predict/model-error';
 import { REPO } from '../support/fixtures';
-import { checkpointOf, commandFor, corpusDigest, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, trtllmBenchSettings, type PublishedPoint } from '../../src/predict/published';
+import { checkpointOf, commandFor, corpusDigest, drawnLengths, fitFactors, groupOf, predictPublished, readCorpus, summarizeErrors, trtllmBenchSettings, type PublishedPoint } from '../../src/predict/published';
 
 const base: PublishedPoint = { engine: 'vllm', engine_version: null, model: 'meta-llama/Llama-3.1-8B-Instruct', gpu: 'H100', gpu_count: 1, tp: 1, pp: 1, ep: null, weights_dtype: 'bf16', kv_dtype: null, isl: 1000, osl: 200, load: { kind: 'concurrency', concurrency: 16, requests: 160 }, metric: 'mean_tpot_ms', value: 10, unit: 'ms', where: 'test' };
 
@@ -101,5 +101,23 @@ describe('the published corpus', () => {
     const fit = fitFactors(Array.from({ length: 8 }, () => pts).flat(), d);
     assert.ok(Math.abs(fit.prefill / truth.prefill - 1) < 0.05, `prefill ${fit.prefill}`);
     assert.ok(Math.abs(fit.decode / truth.decode - 1) < 0.05, `decode ${fit.decode}`);
+  });
+
+  test("a random-dataset point runs bench_serving's uniform lengths around the printed means, not lockstep equal ones", () => {
+    const p: PublishedPoint = { ...base, engine: 'sglang', isl: 8000, osl: 1000, dataset: 'random', isl_mean_measured: 3980.9, osl_mean_measured: 531.2, metric: 'mean_ttft_ms' };
+    const l = drawnLengths(p, 400);
+    assert.ok(l);
+    const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+    assert.ok(Math.abs(mean(l.map((x) => x.input)) / 3980.9 - 1) < 0.05, 'input mean');
+    assert.ok(Math.abs(mean(l.map((x) => x.output)) / 531.2 - 1) < 0.05, 'output mean');
+    assert.ok(l.every((x) => x.input >= 1 && x.input <= 8000 && x.output >= 1 && x.output <= 1000), 'within bench_serving range');
+    assert.ok(new Set(l.map((x) => x.input)).size > 300, 'lengths differ');
+    assert.equal(drawnLengths({ ...p, dataset: undefined }, 10), undefined, 'fixed lengths otherwise');
+    // Closed loop at 16: with equal lengths all 16 finish together and queue their prefills behind each other.
+    const d = temp();
+    const fixed = predictPublished({ ...p, dataset: undefined, model: 'meta-llama/Llama-3.1-70B-Instruct', gpu: 'H100', tp: 8, gpu_count: 8 }, d);
+    const drawn = predictPublished({ ...p, model: 'meta-llama/Llama-3.1-70B-Instruct', gpu: 'H100', tp: 8, gpu_count: 8 }, d);
+    assert.ok(fixed.ok && drawn.ok);
+    assert.ok(drawn.predicted < fixed.predicted, `TTFT drawn ${drawn.predicted} vs lockstep ${fixed.predicted}`);
   });
 });
