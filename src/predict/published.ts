@@ -55,6 +55,16 @@ export interface PublishedPoint {
   osl_mean_measured?: number;
   /** The source's dataset where it names one (`random`: bench_serving's random lengths). */
   dataset?: string;
+  /** TensorRT-LLM settings the source states for this run (trtllm-bench's flags and LLM API options). */
+  trtllm?: TrtllmRunSettings;
+}
+
+export interface TrtllmRunSettings {
+  attention_dp?: boolean;
+  max_batch_size?: number;
+  max_num_tokens?: number;
+  kv_cache_free_gpu_memory_fraction?: number;
+  cuda_graph_max_batch_size?: number;
 }
 
 export interface PublishedSource {
@@ -215,6 +225,20 @@ function trtllmBenchArgv(p: PublishedPoint, scratch: string, kvFraction: number)
   return ['--max_batch_size', String(maxBatch), '--max_num_tokens', String(maxTokens), '--kv_cache_free_gpu_memory_fraction', String(kvFraction), '--extra_llm_api_options', optionsFile(scratch, trtllmBenchOptions(p, maxBatch))];
 }
 
+/** trtllm-serve flags and LLM API options for a run whose settings the source states. */
+function statedTrtllmArgv(p: PublishedPoint, t: TrtllmRunSettings, scratch: string): string[] {
+  const argv: string[] = [];
+  if (t.max_batch_size !== undefined) argv.push('--max_batch_size', String(t.max_batch_size));
+  if (t.max_num_tokens !== undefined) argv.push('--max_num_tokens', String(t.max_num_tokens));
+  if (t.kv_cache_free_gpu_memory_fraction !== undefined) argv.push('--kv_cache_free_gpu_memory_fraction', String(t.kv_cache_free_gpu_memory_fraction));
+  const lines: string[] = [];
+  if (t.cuda_graph_max_batch_size !== undefined) lines.push('cuda_graph_config:', '  enable_padding: true', `  max_batch_size: ${t.cuda_graph_max_batch_size}`);
+  if (fp8(p.kv_dtype)) lines.push('kv_cache_config:', '  dtype: fp8');
+  if (t.attention_dp === true) lines.push('enable_attention_dp: true');
+  if (lines.length) argv.push('--extra_llm_api_options', optionsFile(scratch, `${lines.join('\n')}\n`));
+  return argv;
+}
+
 /**
  * KV-cache shares an offline TensorRT-LLM point is tried at, in order: the perf overview runs at 0.95 and falls back to
  * 0.90 or lower on out-of-memory.
@@ -239,6 +263,7 @@ export function commandFor(p: PublishedPoint, scratch: string, kvFraction = BENC
   }
   const argv = ['trtllm-serve', 'serve', model, '--backend', 'pytorch', '--tp_size', String(p.tp), '--pp_size', String(p.pp), '--max_seq_len', context];
   if ((p.ep ?? 1) > 1) argv.push('--ep_size', String(p.ep));
+  if (p.trtllm) return [...argv, ...statedTrtllmArgv(p, p.trtllm, scratch)];
   if (p.load.kind === 'offline') return [...argv, ...trtllmBenchArgv(p, scratch, kvFraction)];
   if (fp8(p.kv_dtype)) argv.push('--extra_llm_api_options', trtllmOptions(scratch, 'fp8'));
   return argv;
@@ -249,7 +274,8 @@ const OFFLINE_MAX = 2000;
 
 function loadOf(l: PublishedLoad): { rate: number; concurrency: number | null; requests: number } {
   if (l.kind === 'offline') return { rate: Infinity, concurrency: null, requests: Math.min(OFFLINE_MAX, l.requests ?? OFFLINE_MAX) };
-  if (l.kind === 'concurrency') return { rate: Infinity, concurrency: l.concurrency, requests: Math.min(OFFLINE_MAX, l.requests ?? Math.max(200, 10 * l.concurrency)) };
+  // A closed loop runs at least twice its concurrency, so a large one (the DeepSeek blog's 7168) reaches its steady state.
+  if (l.kind === 'concurrency') return { rate: Infinity, concurrency: l.concurrency, requests: Math.min(Math.max(OFFLINE_MAX, 2 * l.concurrency), l.requests ?? Math.max(200, 10 * l.concurrency)) };
   return { rate: l.rate, concurrency: null, requests: Math.min(OFFLINE_MAX, l.requests ?? Math.max(200, Math.ceil(60 * l.rate))) };
 }
 

@@ -183,6 +183,7 @@ function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number
     routedFlopsPerToken: (2 * routedParams) / attnTp,
     moeBatchScale: s.dpAttention ? Math.max(1, s.dp) : 1,
     attnFlopsPerPair: (4 * m.attnLayers * m.attnWidth) / attnTp,
+    attnDecodeFlopsPerPair: (4 * m.attnLayers * (m.attnDecodeWidth ?? m.attnWidth)) / attnTp,
     bandwidth: gpu.bandwidth * MEM_EFFICIENCY,
     flops: rate,
     attnFlops: (kvFactor <= 0.5 ? gpu.flopsFp8 : gpu.flopsBf16) * MFU,

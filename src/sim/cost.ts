@@ -18,8 +18,9 @@ export interface CostModel {
   flopsPerToken: number;
   /** FLOPs per token in the routed experts' grouped GEMMs, per GPU (0 for dense models). */
   routedFlopsPerToken: number;
-  /** FLOPs per (query token x attended token) pair, per GPU. */
+  /** FLOPs per (query token x attended token) pair, per GPU: prefill, and decode (MLA's absorbed form costs more). */
   attnFlopsPerPair: number;
+  attnDecodeFlopsPerPair: number;
   /** Bytes/s and FLOP/s one GPU achieves. */
   bandwidth: number;
   flops: number;
@@ -81,7 +82,7 @@ export function stepSeconds(c: CostModel, w: StepWork): number {
   const routed = c.routedFlopsPerToken > 0 ? (c.routedFlopsPerToken * tokens) / c.moeFlops : 0;
   const gemm = Math.max((c.weightBytes * coverage) / c.bandwidth, (c.flopsPerToken * tokens) / c.flops + routed);
   const kvRead = ((w.decodeCtx + w.prefillCtx) * c.kvBytesPerToken) / c.bandwidth;
-  const attention = Math.max(kvRead, (c.attnFlopsPerPair * (w.prefillPairs + w.decodeCtx)) / c.attnFlops);
+  const attention = Math.max(kvRead, (c.attnFlopsPerPair * w.prefillPairs + c.attnDecodeFlopsPerPair * w.decodeCtx) / c.attnFlops);
   const comm = c.commFixed > 0 ? c.commFixed + c.commPerToken * tokens : 0;
   const seqs = w.decodeSeqs + w.prefillSeqs;
   let overhead = c.stepOverhead + c.perSeqOverhead * seqs;

@@ -22,6 +22,11 @@ export interface ModelProfile {
   attnLayers: number;
   attnWidth: number;
   /**
+   * MLA: decode runs attention on the absorbed latent, each head scoring (kv_lora_rank + rope) and mixing kv_lora_rank
+   * wide values, which prices a pair as this width does (heads x their mean); absent: attnWidth.
+   */
+  attnDecodeWidth?: number;
+  /**
    * KV-cache element size the checkpoint's quantization asks for, relative to BF16 (ModelOpt's kv_cache_quant_algo
    * FP8: 0.5); absent: none. Engines whose KV dtype `auto` follows the checkpoint (TensorRT-LLM) use it.
    */
@@ -106,7 +111,7 @@ export function profileFromConfig(id: string, raw: unknown): ModelProfile | unde
   const kvHeads = n(c, 'num_key_value_heads') ?? heads;
   const headDim = n(c, 'head_dim') ?? hidden / heads;
   const kvLora = n(c, 'kv_lora_rank');
-  let kv: { bytes: number; split: number; width: number; attnParams: number };
+  let kv: { bytes: number; split: number; width: number; decodeWidth?: number; attnParams: number };
   if (kvLora) {
     // MLA: one latent (kv_lora_rank + the RoPE part) per token and layer, which every TP rank keeps whole.
     const rope = n(c, 'qk_rope_head_dim') ?? 64;
@@ -114,7 +119,7 @@ export function profileFromConfig(id: string, raw: unknown): ModelProfile | unde
     const v = n(c, 'v_head_dim') ?? 128;
     const qLora = n(c, 'q_lora_rank');
     const q = qLora ? hidden * qLora + qLora * heads * qk : hidden * heads * qk;
-    kv = { bytes: layers * (kvLora + rope) * 2, split: 1, width: heads * qk, attnParams: q + hidden * (kvLora + rope) + kvLora * heads * (qk - rope + v) + heads * v * hidden };
+    kv = { bytes: layers * (kvLora + rope) * 2, split: 1, width: heads * qk, decodeWidth: (heads * (2 * kvLora + rope)) / 2, attnParams: q + hidden * (kvLora + rope) + kvLora * heads * (qk - rope + v) + heads * v * hidden };
   } else {
     kv = { bytes: 2 * layers * kvHeads * headDim * 2, split: kvHeads, width: heads * headDim, attnParams: 2 * hidden * heads * headDim + 2 * hidden * kvHeads * headDim };
   }
@@ -133,6 +138,7 @@ export function profileFromConfig(id: string, raw: unknown): ModelProfile | unde
     kvSplit: kv.split,
     attnLayers: layers,
     attnWidth: kv.width,
+    ...(kv.decodeWidth !== undefined ? { attnDecodeWidth: kv.decodeWidth } : {}),
     contextLength: n(c, 'max_position_embeddings', 'max_seq_len', 'seq_length') ?? 131072,
     source: 'config',
   };

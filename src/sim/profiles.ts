@@ -54,9 +54,9 @@ export const AUTO_WEIGHT_SHARE = 0.75;
 export type { ModelProfile };
 
 // Shapes of the shipped cookbook models and a few small ones the tests and demos use.
-const DSV3 = { totalParamsB: 671, activeParamsB: 37, bytesPerParam: 1, layers: 61, hidden: 7168, moe: { experts: 256, topK: 8, intermediate: 2048, layers: 58 }, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 128 * 192, contextLength: 163840 };
+const DSV3 = { totalParamsB: 671, activeParamsB: 37, bytesPerParam: 1, layers: 61, hidden: 7168, moe: { experts: 256, topK: 8, intermediate: 2048, layers: 58 }, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 128 * 192, attnDecodeWidth: 128 * 544, contextLength: 163840 };
 const DSV32 = { ...DSV3, kvBytesPerToken: 61 * (1152 + 132), sparseTopK: 2048 };
-const KIMI = { totalParamsB: 1040, activeParamsB: 32, bytesPerParam: 1, layers: 61, hidden: 7168, moe: { experts: 384, topK: 8, intermediate: 2048, layers: 60 }, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 64 * 192, contextLength: 131072 };
+const KIMI = { totalParamsB: 1040, activeParamsB: 32, bytesPerParam: 1, layers: 61, hidden: 7168, moe: { experts: 384, topK: 8, intermediate: 2048, layers: 60 }, kvBytesPerToken: 61 * 1152, kvSplit: 1, attnLayers: 61, attnWidth: 64 * 192, attnDecodeWidth: 64 * 544, contextLength: 131072 };
 const GLM45 = { totalParamsB: 355, activeParamsB: 32, bytesPerParam: 2, layers: 92, hidden: 5120, moe: { experts: 160, topK: 8, intermediate: 1536, layers: 89 }, kvBytesPerToken: 2 * 92 * 8 * 128 * 2, kvSplit: 8, attnLayers: 92, attnWidth: 96 * 128, contextLength: 131072 };
 const LLAMA70 = { totalParamsB: 70.6, activeParamsB: 70.6, bytesPerParam: 2, layers: 80, hidden: 8192, kvBytesPerToken: 2 * 80 * 8 * 128 * 2, kvSplit: 8, attnLayers: 80, attnWidth: 64 * 128, contextLength: 131072 };
 const LLAMA8 = { totalParamsB: 8.03, activeParamsB: 8.03, bytesPerParam: 2, layers: 32, hidden: 4096, kvBytesPerToken: 2 * 32 * 8 * 128 * 2, kvSplit: 8, attnLayers: 32, attnWidth: 32 * 128, contextLength: 131072 };
@@ -64,22 +64,22 @@ const LLAMA4 = { layers: 48, hidden: 5120, moe: { experts: 128, topK: 1, interme
 const QWEN3_235 = { totalParamsB: 235, activeParamsB: 22, bytesPerParam: 2, layers: 94, hidden: 4096, moe: { experts: 128, topK: 8, intermediate: 1536, layers: 94 }, kvBytesPerToken: 2 * 94 * 4 * 128 * 2, kvSplit: 4, attnLayers: 94, attnWidth: 64 * 128, contextLength: 40960 };
 const QWEN3_NEXT = { totalParamsB: 80, activeParamsB: 3, bytesPerParam: 2, layers: 48, hidden: 2048, moe: { experts: 512, topK: 10, intermediate: 512, layers: 48 }, kvBytesPerToken: 2 * 12 * 2 * 256 * 2, kvSplit: 2, attnLayers: 12, attnWidth: 16 * 256, contextLength: 262144 };
 const MINIMAX = { totalParamsB: 229, activeParamsB: 10, bytesPerParam: 1, layers: 62, hidden: 3072, moe: { experts: 256, topK: 8, intermediate: 1536, layers: 62 }, kvBytesPerToken: 2 * 62 * 8 * 128 * 2, kvSplit: 8, attnLayers: 62, attnWidth: 48 * 128, contextLength: 196608 };
-const LING = { totalParamsB: 1000, activeParamsB: 63, bytesPerParam: 2, layers: 80, hidden: 8192, kvBytesPerToken: 10 * 1152, kvSplit: 1, attnLayers: 10, attnWidth: 64 * 192, contextLength: 131072 };
+const LING = { totalParamsB: 1000, activeParamsB: 63, bytesPerParam: 2, layers: 80, hidden: 8192, kvBytesPerToken: 10 * 1152, kvSplit: 1, attnLayers: 10, attnWidth: 64 * 192, attnDecodeWidth: 64 * 544, contextLength: 131072 };
 
 export const MODELS: ModelProfile[] = [
   { id: 'deepseek-ai/DeepSeek-V3', aliases: ['deepseek-ai/DeepSeek-V3-0324', 'deepseek-ai/DeepSeek-R1', 'deepseek-ai/DeepSeek-R1-0528', 'deepseek-ai/DeepSeek-V3.1'], ...DSV3 },
   { id: 'deepseek-ai/DeepSeek-V3.2', aliases: ['deepseek-ai/DeepSeek-V3.2-Exp', 'deepseek-ai/DeepSeek-Math-V2'], ...DSV32 },
-  { id: 'zai-org/GLM-5-FP8', totalParamsB: 744, activeParamsB: 40, bytesPerParam: 1, layers: 78, hidden: 6144, kvBytesPerToken: 78 * (1152 + 132), kvSplit: 1, attnLayers: 78, attnWidth: 64 * 256, sparseTopK: 2048, contextLength: 202752 },
+  { id: 'zai-org/GLM-5-FP8', totalParamsB: 744, activeParamsB: 40, bytesPerParam: 1, layers: 78, hidden: 6144, kvBytesPerToken: 78 * (1152 + 132), kvSplit: 1, attnLayers: 78, attnWidth: 64 * 256, attnDecodeWidth: 64 * 544, sparseTopK: 2048, contextLength: 202752 },
   { id: 'moonshotai/Kimi-K2-Instruct', ...KIMI },
   { id: 'moonshotai/Kimi-K2.5', aliases: ['moonshotai/Kimi-K2.6'], ...KIMI, bytesPerParam: 0.58, contextLength: 262144 },
-  { id: 'moonshotai/Kimi-Linear-48B-A3B-Instruct', totalParamsB: 48, activeParamsB: 3, bytesPerParam: 2, layers: 27, hidden: 2304, kvBytesPerToken: 7 * 1152, kvSplit: 1, attnLayers: 7, attnWidth: 32 * 128, contextLength: 1048576 },
+  { id: 'moonshotai/Kimi-Linear-48B-A3B-Instruct', totalParamsB: 48, activeParamsB: 3, bytesPerParam: 2, layers: 27, hidden: 2304, kvBytesPerToken: 7 * 1152, kvSplit: 1, attnLayers: 7, attnWidth: 32 * 128, attnDecodeWidth: 32 * 544, contextLength: 1048576 },
   { id: 'inclusionAI/Ling-2.5-1T', ...LING },
   // Served on a single 8-GPU node, which only an FP8 checkpoint fits.
   { id: 'inclusionAI/Ring-2.5-1T', ...LING, bytesPerParam: 1 },
   { id: 'inclusionAI/LLaDA2.1-mini', totalParamsB: 16, activeParamsB: 1.4, bytesPerParam: 2, layers: 20, hidden: 2048, kvBytesPerToken: 2 * 20 * 4 * 128 * 2, kvSplit: 4, attnLayers: 20, attnWidth: 16 * 128, contextLength: 32768 },
   { id: 'zai-org/GLM-4.5', ...GLM45 },
   { id: 'zai-org/GLM-4.6', aliases: ['zai-org/GLM-4.7'], ...GLM45, totalParamsB: 357, contextLength: 202752 },
-  { id: 'zai-org/GLM-4.7-Flash', totalParamsB: 31, activeParamsB: 3, bytesPerParam: 2, layers: 47, hidden: 2048, kvBytesPerToken: 47 * 1152, kvSplit: 1, attnLayers: 47, attnWidth: 20 * 192, contextLength: 202752 },
+  { id: 'zai-org/GLM-4.7-Flash', totalParamsB: 31, activeParamsB: 3, bytesPerParam: 2, layers: 47, hidden: 2048, kvBytesPerToken: 47 * 1152, kvSplit: 1, attnLayers: 47, attnWidth: 20 * 192, attnDecodeWidth: 20 * 544, contextLength: 202752 },
   { id: 'zai-org/Glyph', totalParamsB: 10, activeParamsB: 10, bytesPerParam: 2, layers: 40, hidden: 4096, kvBytesPerToken: 2 * 40 * 2 * 128 * 2, kvSplit: 2, attnLayers: 40, attnWidth: 32 * 128, contextLength: 131072 },
   { id: 'openai/gpt-oss-120b', totalParamsB: 117, activeParamsB: 5.1, bytesPerParam: 0.54, layers: 36, hidden: 2880, moe: { experts: 128, topK: 4, intermediate: 2880, layers: 36 }, kvBytesPerToken: 2 * 18 * 8 * 64 * 2, kvSplit: 8, attnLayers: 18, attnWidth: 64 * 64, contextLength: 131072 },
   { id: 'openai/gpt-oss-20b', totalParamsB: 21, activeParamsB: 3.6, bytesPerParam: 0.6, layers: 24, hidden: 2880, moe: { experts: 32, topK: 4, intermediate: 2880, layers: 24 }, kvBytesPerToken: 2 * 12 * 8 * 64 * 2, kvSplit: 8, attnLayers: 12, attnWidth: 64 * 64, contextLength: 131072 },

@@ -120,4 +120,15 @@ describe('the published corpus', () => {
     assert.ok(fixed.ok && drawn.ok);
     assert.ok(drawn.predicted < fixed.predicted, `TTFT drawn ${drawn.predicted} vs lockstep ${fixed.predicted}`);
   });
+
+  test("a TensorRT-LLM run's stated settings (the DeepSeek blog's attention DP, batch and token limits) reach its command", () => {
+    const d = temp();
+    const p: PublishedPoint = { ...base, engine: 'tensorrt_llm', model: 'deepseek-ai/DeepSeek-R1', gpu: 'H200', tp: 8, gpu_count: 8, ep: 8, trtllm: { attention_dp: true, max_batch_size: 128, max_num_tokens: 1151, kv_cache_free_gpu_memory_fraction: 0.8, cuda_graph_max_batch_size: 128 } };
+    const argv = commandFor(p, d);
+    const at = (flag: string): string | undefined => argv[argv.indexOf(flag) + 1];
+    assert.deepEqual([at('--max_batch_size'), at('--max_num_tokens'), at('--kv_cache_free_gpu_memory_fraction'), at('--ep_size')], ['128', '1151', '0.8', '8']);
+    const opts = readFileSync(at('--extra_llm_api_options') as string, 'utf8');
+    assert.match(opts, /enable_attention_dp: true/);
+    assert.match(opts, /max_batch_size: 128/);
+  });
 });

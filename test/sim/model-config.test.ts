@@ -83,6 +83,9 @@ describe('model shapes from config.json', () => {
     near(m.totalParamsB, 671, 0.02, 'total');
     near(m.activeParamsB, 37, 0.05, 'active');
     assert.equal(m.kvBytesPerToken, 61 * (512 + 64) * 2);
+    // Decode attends on the absorbed latent: each head scores 576 wide and mixes 512 wide values.
+    assert.equal(m.attnDecodeWidth, (128 * (512 + 64 + 512)) / 2);
+    assert.equal(modelProfile('deepseek-ai/DeepSeek-R1').attnDecodeWidth, m.attnDecodeWidth, 'the table agrees');
     assert.equal(m.kvSplit, 1);
     assert.equal(m.bytesPerParam, 1);
   });
