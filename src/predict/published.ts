@@ -299,7 +299,6 @@ const figureOf = (p: PublishedPoint, v: VirtualResult): number => FIGURES[p.metr
 
 export type PointPrediction = { ok: true; predicted: number; ratio: number } | { ok: false; reason: string };
 
-/** The model's figure for one published point (speed factors optional: a fit's), and predicted / published. */
 /**
  * A random-dataset point's per-request lengths: bench_serving's random dataset draws each length uniformly up to the
  * configured one (sgl-project/sglang · python/sglang/bench_serving.py, sample_random_requests: randint(max(len x
@@ -318,6 +317,7 @@ export function drawnLengths(p: PublishedPoint, requests: number): Array<{ input
   }));
 }
 
+/** The model's figure for one published point (speed factors optional: a fit's), and predicted / published. */
 export function predictPublished(p: PublishedPoint, scratch: string, factors?: Factors): PointPrediction {
   const fractions = p.engine === 'tensorrt_llm' && p.load.kind === 'offline' ? BENCH_KV_FRACTIONS : [BENCH_KV_FRACTIONS[0] as number];
   let e = engineForArgv(p.engine, commandFor(p, scratch), predictOptions(gpuProfile(p.gpu)?.name), factors);
