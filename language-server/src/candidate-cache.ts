@@ -64,6 +64,9 @@ export class CandidateCache {
 
   /** What `listCandidates` gives, the same candidates in the same order; for `CheckOptions.listCandidates`. */
   readonly list = (section: FrameworkSection, model: PlaybookModel): FrameworkCandidates => {
+    // A section with P/D units is listed afresh: its units are few (the budget bounds them) and depend on the
+    // disaggregation block, which the key does not cover.
+    if (section.disagg) return listCandidates(section, model);
     const key = this.keyOf(section, model);
     let hit = this.lists.get(key);
     if (hit) {

@@ -27,7 +27,8 @@ options:
   --print-commands for each config without errors, print '# <file> <framework>'
                    and the baseline command of each enabled framework
   --json           print one JSON array: per file its errors, warnings and every
-                   bounded candidate command of each enabled framework
+                   bounded candidate command of each enabled framework (a P/D
+                   unit: each process's command on its own line, router last)
   --plan           read the files as runtime plans (top-level sla, no
                    schema_version or server_command)
   --format gcc     print every finding as FILE:LINE:COL: SEVERITY: MESSAGE [code]

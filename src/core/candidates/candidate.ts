@@ -2,11 +2,13 @@
 import type { FrameworkKey } from '../frameworks/types';
 import { pyStr, toJson } from '../py/value';
 import type { Combination, FlagMap } from './generate';
+import type { Unit } from './unit';
 
 /** Why a candidate will not run: a flag its CLI does not know (re-judged once the target's own --help is captured). */
 export interface CandidateSkip {
   reason: string;
-  kind: 'unknown-flag';
+  /** `unknown-flag`: re-judged once the target's --help is captured; `unit`: the P/D block has an error, or the runner cannot launch units yet. */
+  kind: 'unknown-flag' | 'unit';
 }
 
 export interface Candidate {
@@ -26,6 +28,11 @@ export interface Candidate {
   usedKeys: string[];
   /** Set by a run plan when the candidate will not run. */
   skip?: CandidateSkip;
+  /**
+   * A disaggregated prefill/decode unit: its processes in start order. Then `flags` holds the unit's combination
+   * (`prefill.workers`, `decode.tp_size`...), `argv` is the router's, and `command` is every process's line, one per line.
+   */
+  unit?: Unit;
 }
 
 function nameOf(c: Combination): string {
@@ -45,6 +52,25 @@ export function makeCandidate(framework: FrameworkKey, c: Combination, argv: str
     argv,
     command,
     usedKeys: [...c.flags].filter(([, v]) => v !== null).map(([k]) => k),
+  };
+}
+
+/** A P/D unit as a candidate: id `pd<n>`, numbered after the framework's aggregated candidates. */
+export function makeUnitCandidate(framework: FrameworkKey, index: number, c: Combination, unit: Unit, name: string): Candidate {
+  const router = unit.processes[unit.processes.length - 1];
+  const used = new Set<string>();
+  for (const p of unit.processes) for (const [k, v] of p.flags) if (v !== null) used.add(k);
+  return {
+    framework,
+    index,
+    id: `pd${c.index + 1}`,
+    name,
+    flags: c.flags,
+    overrides: c.overrides,
+    argv: router?.argv ?? [],
+    command: unit.processes.map((p) => p.command).join('\n'),
+    usedKeys: [...used],
+    unit,
   };
 }
 

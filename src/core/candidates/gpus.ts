@@ -1,20 +1,10 @@
-// The GPUs one candidate's server uses: tensor × pipeline × data parallel sizes from its flags (SGLang's DP attention runs its replicas inside the TP group), and the nodes its own flags ask for.
-import { frameworkSpec } from '../frameworks';
+// The GPUs one candidate uses (a P/D unit: all its workers'): tensor × pipeline × data parallel sizes from its flags (SGLang's DP attention runs its replicas inside the TP group), and the nodes its own flags ask for.
 import { pyNumber } from '../py/value';
 import type { Candidate } from './candidate';
-
-function size(cand: Candidate, names: readonly string[]): number {
-  for (const n of names) {
-    const v = pyNumber(cand.flags.get(n));
-    if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
-  }
-  return 1;
-}
+import { flagGpus } from './unit';
 
 export function candidateGpus(cand: Candidate): number {
-  const keys = frameworkSpec(cand.framework).parallelKeys;
-  const dpInsideTp = cand.framework === 'sglang' && cand.flags.get('enable_dp_attention') === true;
-  return size(cand, keys.tp) * size(cand, keys.pp) * (dpInsideTp ? 1 : size(cand, keys.dp));
+  return cand.unit ? cand.unit.gpus : flagGpus(cand.framework, cand.flags).gpus;
 }
 
 /** The nodes a candidate's own flags ask for (`nnodes`, SGLang, vLLM and TokenSpeed alike), when more than one. */
@@ -28,6 +18,8 @@ export function candidateNodes(cand: Candidate): number | undefined {
  * candidate names its node count, gpu_count is per node (as the plan checker reads it: ling-2.5-1t's gpu_count 8, nnodes 2).
  */
 export function launchGpuTotal(hw: { gpuCount?: number; multiNode?: boolean }, cand: Candidate): number {
+  // A P/D unit holds every worker's GPUs, whatever one aggregated server of the plan holds.
+  if (cand.unit) return cand.unit.gpus;
   if (hw.gpuCount === undefined) return candidateGpus(cand);
   const nodes = hw.multiNode ? candidateNodes(cand) : undefined;
   return hw.gpuCount * (nodes ?? 1);

@@ -7,8 +7,9 @@ import { FindingSink } from './context';
 import { runExtraRules } from './extra-rules';
 import type { Finding } from './finding';
 import { findFlag, type SnapshotFlags } from './known-flags';
-import type { ConfigKind, FrameworkCandidates, FrameworkSection, PlaybookModel } from './model';
-import { makeCandidate, type Candidate } from '../candidates/candidate';
+import type { ConfigKind, DisaggSection, FrameworkCandidates, FrameworkSection, PlaybookModel } from './model';
+import { makeCandidate, makeUnitCandidate, type Candidate } from '../candidates/candidate';
+import { renderUnit, unitName, UNIT_ROLES } from '../candidates/unit';
 import { runPlaybookRules } from './playbook-rules';
 import { isPyMap, type PyValue } from '../py/value';
 import { checkSchema } from './schema-check';
@@ -53,19 +54,45 @@ export function listCandidates(section: FrameworkSection, model: PlaybookModel):
   const spec = frameworkSpec(section.framework);
   const gen = generateCandidates(model.strategy, section.base as FlagMap, section.searchSpace as FlagMap, model.maxCandidates);
   const disableForm = disableFormFor(section);
-  const candidates = gen.candidates.map((c: Combination): Candidate => {
-    const argv = renderArgv({
+  const argvOf = (flags: FlagMap): string[] =>
+    renderArgv({
       serverCommand: section.serverCommand,
       model: model.modelName,
       positionalModel: spec.positionalModel,
-      ...(spec.modelFlag && !spec.modelKeys.some((k) => c.flags.has(k)) ? { modelFlag: spec.modelFlag } : {}),
+      ...(spec.modelFlag && !spec.modelKeys.some((k) => flags.has(k)) ? { modelFlag: spec.modelFlag } : {}),
       flagStyle: spec.flagStyle,
-      flags: c.flags,
+      flags,
       disableForm,
     });
+  const candidates = gen.candidates.map((c: Combination): Candidate => {
+    const argv = argvOf(c.flags);
     return makeCandidate(section.framework, c, argv, shlexJoin(argv));
   });
-  return { framework: section.framework, section, candidates, totalCombinations: gen.totalCombinations, untried: gen.untried, truncated: gen.truncated };
+  const units = section.disagg ? listUnits(section, section.disagg, model, argvOf, candidates.length) : undefined;
+  return {
+    framework: section.framework,
+    section,
+    candidates: units ? [...candidates, ...units.candidates] : candidates,
+    totalCombinations: gen.totalCombinations + (units?.totalCombinations ?? 0),
+    untried: [...gen.untried, ...(units?.untried ?? [])],
+    truncated: gen.truncated || (units?.truncated ?? false),
+  };
+}
+
+/** The P/D units of a framework: the roles as written, then the unit search space's combinations, numbered after `first`. */
+function listUnits(section: FrameworkSection, d: DisaggSection, model: PlaybookModel, argvOf: (flags: FlagMap) => string[], first: number) {
+  const base: FlagMap = new Map();
+  for (const role of UNIT_ROLES) {
+    const r = role === 'prefill' ? d.prefill : d.decode;
+    base.set(`${role}.workers`, r.workers);
+    for (const [k, v] of r.flags) base.set(`${role}.${String(k)}`, v);
+  }
+  const gen = generateCandidates(model.strategy, base, d.searchSpace as FlagMap, model.maxCandidates);
+  const candidates = gen.candidates.map((c) => {
+    const unit = renderUnit({ framework: section.framework, base: section.base as FlagMap, disagg: d, combo: c, argvOf });
+    return makeUnitCandidate(section.framework, first + c.index, c, unit, unitName(unit, c));
+  });
+  return { candidates, totalCombinations: gen.totalCombinations, untried: gen.untried, truncated: gen.truncated };
 }
 
 const severityRank = { error: 0, warning: 1, info: 2 } as const;

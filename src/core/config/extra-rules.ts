@@ -1,4 +1,5 @@
 // Our checks beyond the playbook's: mistakes that pass its validator but waste a GPU run or skew a comparison.
+import { checkUnits } from './disagg-rules';
 import { frameworkSpec } from '../frameworks';
 import type { FrameworkKey } from '../frameworks/types';
 import { looksSecret, secretNamedValue } from '../secrets';
@@ -65,6 +66,7 @@ export function runExtraRules(sink: FindingSink, root: PyValue | undefined, mode
     checkValues(sink, sec, at);
   }
   for (const plan of plans) checkBudget(sink, plan, model);
+  for (const plan of plans) checkUnits(sink, plan.framework, plan.candidates.filter((c) => c.unit));
   checkRequestBody(sink, root, model);
   checkSecrets(sink, sink.root, []);
 }
@@ -218,9 +220,13 @@ function checkBudget(sink: FindingSink, plan: FrameworkCandidates, model: Playbo
   const more = plan.untried.length > shown.length ? `, and ${plan.untried.length - shown.length} more` : '';
   const total = plan.totalCombinations >= Number.MAX_SAFE_INTEGER ? 'more than 2^53' : String(plan.totalCombinations);
   const hint = model.strategy === 'coverage_first' ? 'raise search.max_candidates_per_framework' : 'use candidate_generation: coverage_first or raise search.max_candidates_per_framework';
+  const units = plan.candidates.filter((c) => c.unit).length;
+  const what = units
+    ? `search_space and disaggregation.search_space have ${total} combinations, ${plan.candidates.length - units} candidates (baseline included) and ${units} P/D units will run (each list up to the budget)`
+    : `search_space has ${total} combinations, ${plan.candidates.length} candidates will run (baseline included)`;
   sink.warn(
     'search-budget',
-    `${plan.framework}: search_space has ${total} combinations, ${plan.candidates.length} candidates will run (baseline included); never tried: ${shown.join(', ')}${more} — ${hint}`,
+    `${plan.framework}: ${what}; never tried: ${shown.join(', ')}${more} — ${hint}`,
     ['frameworks', plan.framework, 'search_space'],
     { onKey: true },
   );

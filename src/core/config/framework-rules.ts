@@ -9,6 +9,7 @@ import { isPyMap, pyRepr, type PyMap, type PyValue } from '../py/value';
 import type { YamlPath } from './yaml-doc';
 import { appendEntryEdit, removeEntryEdit } from './edits';
 import { checkSequenceLimits, type LimitSection } from './sequence-rules';
+import { checkDisaggregation } from './disagg-rules';
 
 function frameworkSet(root: PyMap): Set<string> | undefined {
   const bench = root.get('benchmark');
@@ -211,4 +212,5 @@ function checkEnabledFramework(sink: FindingSink, fw: FrameworkKey, section: PyM
   const namesOk = checkFlagNames(sink, fw, sec, text);
   if (fw === 'tensorrt_llm') checkTrtBackend(sink, section, sec, text, model.kind);
   sec.usable = shapeOk && namesOk;
+  checkDisaggregation(sink, fw, section, sec);
 }

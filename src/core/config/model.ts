@@ -4,6 +4,9 @@ import type { FrameworkKey } from '../frameworks/types';
 import type { PyMap, PyValue } from '../py/value';
 import type { KnownFlags } from './known-flags';
 import type { YamlPath } from './yaml-doc';
+import type { DisaggSection } from '../candidates/unit';
+
+export type { DisaggRoleSection, DisaggSection } from '../candidates/unit';
 
 export type ConfigKind = 'cookbook' | 'plan';
 
@@ -27,6 +30,8 @@ export interface FrameworkSection {
   base: PyMap;
   searchSpace: PyMap;
   known: KnownFlags;
+  /** The `disaggregation:` block as read (absent: none, or one too broken to build units from). */
+  disagg?: DisaggSection;
 }
 
 export interface PlaybookModel {

@@ -9,6 +9,8 @@ export type RunEffect =
   | { kind: 'no-flag-list'; framework: FrameworkKey }
   /** The framework is configured in a way the runner does not run (a TensorRT-LLM engine backend). */
   | { kind: 'unsupported'; framework: FrameworkKey }
+  /** The framework's P/D block (`disaggregation:`) is invalid: no units are built; its aggregated candidates still run. */
+  | { kind: 'units'; framework: FrameworkKey }
   /** The framework's section is invalid: the framework is skipped with the message. */
   | { kind: 'invalid'; framework: FrameworkKey }
   /** Not about one framework: the plan cannot run. */
@@ -27,6 +29,7 @@ export function findingFramework(f: Finding): FrameworkKey | undefined {
 export function runEffect(f: Finding): RunEffect {
   const framework = findingFramework(f);
   if (!framework) return { kind: 'stop' };
+  if (f.path[2] === 'disaggregation') return { kind: 'units', framework };
   if (f.code === 'unknown-flag') return { kind: 'unknown-flag', framework, flag: typeof f.path[3] === 'string' ? f.path[3] : undefined };
   if (f.code === 'snapshot-grouped') return { kind: 'no-flag-list', framework };
   if (UNSUPPORTED.has(f.code)) return { kind: 'unsupported', framework };

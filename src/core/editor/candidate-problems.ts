@@ -11,23 +11,29 @@ export function candidateProblems(result: CheckResult, plan: FrameworkCandidates
     errors
       .filter((f) => {
         const [, , section, key, index] = f.path;
+        // A P/D block with errors builds no units; the aggregated candidates do not depend on it.
+        if (section === 'disaggregation') return c.unit !== undefined;
         if (section === 'search_space' && typeof key === 'string') {
+          if (c.unit) return false;
           if (!c.overrides.has(key)) return false;
           const values = plan.section.searchSpace.get(key);
           const value = typeof index === 'number' && Array.isArray(values) ? values[index] : undefined;
           const mine = c.overrides.get(key);
           return value === undefined || mine === undefined || pyStr(value) === pyStr(mine);
         }
-        if (section === 'base_server_flags' && typeof key === 'string') return c.flags.has(key);
+        if (section === 'base_server_flags' && typeof key === 'string') return c.unit ? c.unit.processes.some((p) => p.flags.has(key)) : c.flags.has(key);
         return true;
       })
       .map((f) => f.message),
   );
 }
 
-/** The command (shlexJoin of `argv`) with a `\` continuation before each option: the program and its positionals first, then one option (and its values) per line. */
-export function wrapArgv(argv: readonly string[], indent = '  '): string {
-  const lines: string[] = [];
+/**
+ * The command (shlexJoin of `argv`) with a `\` continuation before each option: the program and its positionals first
+ * (after `prefix`, a process's environment assignments), then one option (and its values) per line.
+ */
+export function wrapArgv(argv: readonly string[], indent = '  ', prefix = ''): string {
+  const lines: string[] = prefix ? [prefix] : [];
   for (const w of argv.map(shlexQuote)) {
     if (w.startsWith('--') && lines.length > 0) lines.push(w);
     else if (lines.length === 0) lines.push(w);

@@ -8,6 +8,8 @@ import { sourceLabel } from './snapshot-label';
 import { nodeAt, type DocNode, type Range } from '../config/yaml-doc';
 import { frameworkSpec } from '../frameworks';
 import { pyStr } from '../py/value';
+import { shlexQuote } from '../candidates/shell';
+import type { Unit } from '../candidates/unit';
 
 export interface LensInfo {
   range: Range;
@@ -130,6 +132,18 @@ export function candidateSummaries(result: CheckResult): Record<string, Candidat
   return out;
 }
 
+/** A P/D unit's block of the listing: what it is, then every process in start order, each with its GPU slots. */
+function unitListing(id: string, name: string, u: Unit, invalid: string): string[] {
+  const slots = u.gpus === 1 ? 'GPU slot 0' : `GPU slots 0-${u.gpus - 1}`;
+  const lines = [`# ${id}: P/D unit ${name}, ${u.transferBackend} transfer, ${u.gpus} GPU${u.gpus === 1 ? '' : 's'} (${slots}: the runner maps them to the GPUs it is given); processes in start order, the router last${invalid}`];
+  for (const p of u.processes) {
+    const what = p.role === 'router' ? 'router (the load client talks to it)' : `${p.role} worker ${p.index} (GPU ${p.gpus.join(',')})`;
+    lines.push(`#   ${id} ${what}, port ${p.port}`);
+    lines.push(wrapArgv(p.argv, '  ', p.env.map(([k, v]) => `${k}=${shlexQuote(v)}`).join(' ')));
+  }
+  return lines;
+}
+
 /**
  * The read-only listing behind "Show commands": every candidate's exact command, as `validate --json` prints it,
  * wrapped with `\` continuations (one option per line, the same words); a candidate an error makes invalid says so.
@@ -145,7 +159,9 @@ export function commandsListing(file: string, result: CheckResult, only?: string
     plan.candidates.forEach((c, i) => {
       const over = describeOverrides(plan, i);
       const bad = problems[i] ?? [];
-      lines.push(`# ${c.id}${over ? `: ${over}` : ''}${bad.length ? ` — INVALID: ${bad.join('; ')}` : ''}`);
+      const invalid = bad.length ? ` — INVALID: ${bad.join('; ')}` : '';
+      if (c.unit) return void lines.push(...unitListing(c.id, c.name, c.unit, invalid));
+      lines.push(`# ${c.id}${over ? `: ${over}` : ''}${invalid}`);
       lines.push(wrapArgv(c.argv));
     });
     if (plan.untried.length) lines.push(`# never tried within the budget: ${plan.untried.map((u) => `${u.key}=${pyStr(u.value)}`).join(', ')}`);

@@ -128,7 +128,7 @@ export function readRunPlan(src: PlanSource, o: ReadPlanOptions = {}): RunPlan {
     target: { outputDir: str(search.output_dir) ?? str(benchObj.output_dir) ?? str(root.output_dir) ?? str(root.artifact_dir), resume: search.resume !== false },
     runId: strOrNum(root.run_id),
     substitutions: readSubstitutions(root),
-    warnings: check.findings.filter((f) => f.severity !== 'error').map((f) => `${where(f.path)}: ${f.message}`),
+    warnings: check.findings.filter((f) => f.severity !== 'error' || runEffect(f).kind === 'units').map((f) => `${where(f.path)}: ${f.message}${f.severity === 'error' ? ' (no P/D units are run)' : ''}`),
     problems,
   };
 }

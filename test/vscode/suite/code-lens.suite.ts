@@ -1,10 +1,12 @@
 // Code lenses end to end: "N candidates", "Show commands" and the Run lenses above each enabled framework, with the
 // counts and the command strings `autobench validate --json` gives for the same file.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { checkConfigText } from '../../../src/core/config/check';
 import { screenshot, test, waitFor } from './harness';
-import { open, shippedConfigText, writeConfig } from './workspace';
+import { extension, open, shippedConfigText, writeConfig } from './workspace';
 
 const CANDIDATES = /^(\d+) candidates?$/;
 
@@ -102,4 +104,30 @@ test('the "N candidates" lens picks a candidate, then copies its exact command o
     return e && e.document.uri.scheme !== 'file' && e.document.lineAt(e.selection.active.line).text.startsWith(`# ${c1.id}`) ? e : undefined;
   });
   assert.ok(unwrap(editor.document.getText()).includes(c1.command));
+});
+
+test("a P/D unit's Show commands lists every process of the unit, each with its exact command, in start order", async () => {
+  const text = readFileSync(join(extension().extensionPath, 'configs/examples/disagg.plan.yaml'), 'utf8');
+  const plans = checkConfigText(text, { kind: 'auto' }).candidateLists;
+  const units = plans.flatMap((p) => p.candidates.filter((c) => c.unit));
+  assert.ok(units.length >= 2, 'the example plan should list P/D units');
+  const uri = writeConfig('disagg.plan.yaml', text);
+  await open(uri);
+  const lenses = await lensesOf(uri, plans.length);
+  for (const lens of lenses.filter((l) => l.command?.title === 'Show commands')) {
+    const args = (lens.command?.arguments ?? []) as unknown[];
+    const framework = String(args[1]);
+    const mine = units.filter((c) => c.framework === framework);
+    assert.ok(mine.length, `no units for ${framework}`);
+    await vscode.commands.executeCommand(lens.command?.command ?? '', ...args);
+    const listing = await waitFor(`the ${framework} listing with every unit process`, () =>
+      vscode.workspace.textDocuments.find((d) => d.uri.scheme !== 'file' && d.getText().includes(`## `) && mine.every((c) => c.unit?.processes.every((p) => unwrap(d.getText()).includes(`\n${p.command}\n`)))),
+    );
+    const body = unwrap(listing.getText());
+    for (const c of mine) {
+      const at = c.unit?.processes.map((p) => body.indexOf(`\n${p.command}\n`, body.indexOf(`# ${c.id}: P/D unit`))) ?? [];
+      assert.deepEqual([...at].sort((a, b) => a - b), at, `${c.id}: its processes in start order, the router last`);
+      assert.match(body, new RegExp(`# {3}${c.id} router \\(the load client talks to it\\), port \\d+\\n`));
+    }
+  }
 });

@@ -1,0 +1,209 @@
+// P/D units: the disaggregation block read and checked as the engines would, each unit's processes rendered exactly
+// (GPU slots, ports, bootstrap and side-channel ports, transfer config, router), and what a plan and the listing make of them.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { checkConfigText, type CheckResult } from '../../../src/core/config/check';
+import { launchGpuTotal } from '../../../src/core/candidates/gpus';
+import type { Candidate } from '../../../src/core/candidates/candidate';
+import { commandsListing } from '../../../src/core/editor/outline';
+import { readRunPlan } from '../../../src/core/plan/build';
+import { UNITS_NOT_LAUNCHED } from '../../../src/core/plan/frameworks';
+import { schemaKeysAt } from '../../../src/core/config/schema-check';
+
+const REPO = resolve(__dirname, '../../..');
+const EXAMPLE = join(REPO, 'configs/examples/disagg.plan.yaml');
+const exampleText = readFileSync(EXAMPLE, 'utf8');
+
+/** A small plan with one framework enabled and the given disaggregation block (YAML, indented under the framework). */
+function plan(fw: 'sglang' | 'vllm' | 'tensorrt_llm', block: string, base = ''): string {
+  const section = (name: string) =>
+    name === fw
+      ? `  ${name}:\n    enabled: true\n    base_server_flags: {${base}}\n    disaggregation:\n${block.replace(/^/gm, '      ')}\n`
+      : `  ${name}:\n    enabled: false\n`;
+  return [
+    'model: {name: Qwen/Qwen3-32B}',
+    'dataset: {kind: random, num_prompts: 8, scenario_names: [a], input_len: [1000], output_len: [100]}',
+    'sla: {max_p50_ttft_ms: 1000}',
+    'search: {max_candidates_per_framework: 8}',
+    'frameworks:',
+    ...['sglang', 'vllm', 'tensorrt_llm', 'tokenspeed'].map(section),
+  ].join('\n');
+}
+
+const check = (text: string): CheckResult => checkConfigText(text, { kind: 'plan' });
+const units = (r: CheckResult, fw: string): Candidate[] => r.candidateLists.find((p) => p.framework === fw)?.candidates.filter((c) => c.unit) ?? [];
+const errorsOf = (r: CheckResult) => r.findings.filter((f) => f.severity === 'error').map((f) => `${f.code}: ${f.message}`);
+const lines = (c: Candidate) => c.unit?.processes.map((p) => p.command) ?? [];
+
+describe('P/D units: the example plan', () => {
+  const r = check(exampleText);
+
+  test('checks clean and lists the aggregated candidates, then one unit per layout', () => {
+    assert.deepEqual(errorsOf(r), []);
+    assert.deepEqual(r.findings.filter((f) => f.code.startsWith('pd-')), []);
+    const sg = r.candidateLists.find((p) => p.framework === 'sglang')?.candidates ?? [];
+    assert.deepEqual(sg.map((c) => c.id), ['baseline', 'c1', 'c2', 'pd1', 'pd2', 'pd3', 'pd4']);
+    assert.deepEqual(sg.map((c) => c.index), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      units(r, 'sglang').map((c) => c.name),
+      ['1P1D prefill TP1, decode TP1', '2P1D prefill TP1, decode TP1', '1P2D prefill TP1, decode TP1', '1P1D prefill TP1, decode TP2'],
+    );
+  });
+
+  test("SGLang 1P1D: each worker's exact command, its GPU slot and ports; the router last, told each prefill's bootstrap port", () => {
+    const [pd1] = units(r, 'sglang');
+    assert.ok(pd1?.unit);
+    assert.equal(pd1.unit.gpus, 2);
+    assert.deepEqual(lines(pd1), [
+      'CUDA_VISIBLE_DEVICES=0 python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp-size 1 --mem-fraction-static 0.85 --context-length 8192 --host 127.0.0.1 --disaggregation-mode prefill --disaggregation-transfer-backend mooncake --port 30000 --disaggregation-bootstrap-port 8998',
+      'CUDA_VISIBLE_DEVICES=1 python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp-size 1 --mem-fraction-static 0.85 --context-length 8192 --max-running-requests 128 --host 127.0.0.1 --disaggregation-mode decode --disaggregation-transfer-backend mooncake --port 30001',
+      'python -m sglang_router.launch_router --pd-disaggregation --prefill http://127.0.0.1:30000 8998 --decode http://127.0.0.1:30001 --host 127.0.0.1 --port 8000 --policy round_robin',
+    ]);
+    assert.equal(pd1.command, lines(pd1).join('\n'));
+    assert.deepEqual(pd1.argv, pd1.unit.processes[2]?.argv);
+  });
+
+  test('2P1D: two prefill workers on one host get their own ports and bootstrap ports; 1P1D with decode TP2 holds 3 GPUs', () => {
+    const [, pd2, , pd4] = units(r, 'sglang');
+    const p = pd2?.unit?.processes ?? [];
+    assert.deepEqual(p.map((x) => [x.role, x.index, x.port, x.gpus.join(',')]), [
+      ['prefill', 0, 30000, '0'],
+      ['prefill', 1, 30001, '1'],
+      ['decode', 0, 30002, '2'],
+      ['router', 0, 8000, ''],
+    ]);
+    assert.match(p[1]?.command ?? '', /--disaggregation-bootstrap-port 8999$/);
+    assert.match(p[3]?.command ?? '', /--prefill http:\/\/127\.0\.0\.1:30000 8998 --prefill http:\/\/127\.0\.0\.1:30001 8999 --decode http:\/\/127\.0\.0\.1:30002 /);
+    assert.equal(pd4?.unit?.gpus, 3);
+    assert.match(pd4?.unit?.processes[1]?.command ?? '', /^CUDA_VISIBLE_DEVICES=1,2 .* --tp-size 2 /);
+    assert.equal(launchGpuTotal({ gpuCount: 1 }, pd4), 3, 'a unit holds every worker GPU whatever gpu_count says of one server');
+  });
+
+  test('vLLM NIXL: kv_transfer_config from the backend and role, failures fail, one side-channel port per worker', () => {
+    const [pd1] = units(r, 'vllm');
+    const [p, d, router] = pd1?.unit?.processes ?? [];
+    assert.deepEqual(p?.env, [['CUDA_VISIBLE_DEVICES', '0'], ['VLLM_NIXL_SIDE_CHANNEL_PORT', '5600']]);
+    assert.deepEqual(d?.env, [['CUDA_VISIBLE_DEVICES', '1'], ['VLLM_NIXL_SIDE_CHANNEL_PORT', '5601']]);
+    const json = p?.argv[p.argv.indexOf('--kv-transfer-config') + 1] ?? '';
+    assert.deepEqual(JSON.parse(json), { kv_connector: 'NixlConnector', kv_role: 'kv_both', kv_load_failure_policy: 'fail' });
+    assert.match(p?.command ?? '', / --kv-transfer-config '\{"kv_connector":"NixlConnector",/, 'the JSON is shell-quoted');
+    assert.equal(router?.command, 'vllm-router --vllm-pd-disaggregation --prefill http://127.0.0.1:30000 --decode http://127.0.0.1:30001 --host 127.0.0.1 --port 8000 --policy round_robin');
+  });
+});
+
+describe('P/D units: layouts', () => {
+  test('vLLM side-channel ports step by the data-parallel ranks a worker owns (NIXL: base + dp_rank)', () => {
+    const r = check(plan('vllm', 'prefill: {workers: 2, flags: {data_parallel_size: 2}}\ndecode: {}', 'max_model_len: 4096'));
+    const env = units(r, 'vllm')[0]?.unit?.processes.map((p) => p.env.find(([k]) => k === 'VLLM_NIXL_SIDE_CHANNEL_PORT')?.[1]);
+    assert.deepEqual(env, ['5600', '5602', '5604', undefined]);
+  });
+
+  test('vLLM Mooncake: producer and consumer roles, bootstrap ports stepping by tp x dp, extra transfer config merged', () => {
+    const block = 'transfer_backend: mooncake\ntransfer_config: {kv_connector_extra_config: {mooncake_protocol: rdma}}\nprefill: {flags: {tensor_parallel_size: 2}}\ndecode: {flags: {tensor_parallel_size: 2}}';
+    const r = check(plan('vllm', block, 'max_model_len: 4096'));
+    assert.deepEqual(errorsOf(r), []);
+    const [p, d] = units(r, 'vllm')[0]?.unit?.processes ?? [];
+    const cfg = (x: typeof p) => JSON.parse(x?.argv[x.argv.indexOf('--kv-transfer-config') + 1] ?? '{}') as Record<string, unknown>;
+    assert.deepEqual(cfg(p), { kv_connector: 'MooncakeConnector', kv_role: 'kv_producer', kv_load_failure_policy: 'fail', kv_connector_extra_config: { mooncake_protocol: 'rdma' } });
+    assert.equal(cfg(d).kv_role, 'kv_consumer');
+    assert.deepEqual(p?.env.slice(1), [['VLLM_MOONCAKE_BOOTSTRAP_PORT', '5600']]);
+    assert.deepEqual(d?.env.slice(1), [['VLLM_MOONCAKE_BOOTSTRAP_PORT', '5602']]);
+  });
+
+  test('a role env and router flags reach the commands, quoted', () => {
+    const r = check(plan('sglang', "router: {flags: {worker_startup_timeout_secs: 900}}\nprefill: {env: {MC_TE_METRIC: 'a b'}}\ndecode: {}", 'model_path: Qwen/Qwen3-32B'));
+    const [p, , router] = units(r, 'sglang')[0]?.unit?.processes ?? [];
+    assert.match(p?.command ?? '', /^CUDA_VISIBLE_DEVICES=0 MC_TE_METRIC='a b' python -m sglang\.launch_server /);
+    assert.match(router?.command ?? '', / --worker-startup-timeout-secs 900$/);
+  });
+});
+
+describe('P/D units: rules', () => {
+  const sg = (block: string) => errorsOf(check(plan('sglang', block, 'model_path: Qwen/Qwen3-32B')));
+  const vl = (block: string) => check(plan('vllm', block, 'max_model_len: 4096'));
+
+  test('each mistake gets its own error, naming the framework and the fix', () => {
+    assert.deepEqual(sg('transfer_backend: rdma\nprefill: {}\ndecode: {}'), ["pd-transfer-backend: sglang: transfer_backend 'rdma' is not one it has: mooncake, nixl, mooncake_tcp, mori, ascend"]);
+    assert.deepEqual(sg('prefill: {workers: 0}\ndecode: {}'), ['pd-workers: sglang: workers must be a whole number >= 1, got 0']);
+    assert.deepEqual(sg('prefill: {flags: {port: 1234}}\ndecode: {}'), ['pd-reserved-flag: sglang: a P/D unit sets port on each worker itself (each worker gets its own port from disaggregation.port_base); remove it here']);
+    assert.deepEqual(sg('prefill: {flags: {disaggregation_bootstrap_port: 9000}}\ndecode: {}').length, 1);
+    assert.deepEqual(sg('prefill: {flags: {tp_sise: 2}}\ndecode: {}'), ["unknown-flag: sglang: unknown or unsupported server flag 'tp_sise'"]);
+    assert.deepEqual(sg('prefill: {}\ndecode: {}\nrouter: {policy: fastest}'), ["pd-router-policy: sglang: router policy 'fastest' is not one the router accepts: random, round_robin, cache_aware, power_of_two, manual"]);
+    assert.deepEqual(sg('prefill: {}\ndecode: {}\nrouter: {port: 70000}'), ['pd-port: sglang: 70000 is not a port: give a whole number 1-65535']);
+    assert.deepEqual(sg('prefill: {}\ndecode: {}\nsearch_space: {workers: [1, 2]}'), ["pd-search: sglang: 'workers': say which role it varies (prefill.workers or decode.workers)"]);
+    assert.deepEqual(sg('prefill: {}\ndecode: {}\nsearch_space: {decode.workers: [1, 0]}'), ['pd-workers: sglang: decode.workers: worker counts must be whole numbers >= 1']);
+    assert.deepEqual(sg('prefill: {}'), ['pd-role: sglang: decode must be a mapping with workers, flags and env (each optional)']);
+    assert.deepEqual(sg('prefill: {}\ndecode: {}\ntransfer_config: {a: 1}'), ["pd-transfer-config: sglang: transfer_config is for vLLM's kv_transfer_config; sglang takes its transfer settings as worker flags"]);
+    assert.deepEqual(sg('prefill: {}\ndecode: {}\nrouters: {}'), ["pd-key: sglang: disaggregation has no key 'routers': it takes transfer_backend, transfer_config, port_base, router, prefill, decode, search_space"]);
+  });
+
+  test('a credential in a role env is refused: the env is printed in the commands', () => {
+    assert.deepEqual(sg('prefill: {env: {HF_TOKEN: hf_abc}}\ndecode: {}').filter((e) => e.startsWith('pd-')), [
+      "pd-env-secret: sglang: HF_TOKEN looks like a credential: a unit's env is printed in its commands; name it in the secrets: block instead",
+    ]);
+  });
+
+  test("vLLM: the unit writes kv_transfer_config; kv_role is the role's; recompute on failure is warned about", () => {
+    assert.deepEqual(errorsOf(vl('prefill: {flags: {kv_transfer_config: "{}"}}\ndecode: {}')), [
+      'pd-reserved-flag: vllm: a P/D unit sets kv_transfer_config on each worker itself (set disaggregation.transfer_backend and disaggregation.transfer_config); remove it here',
+    ]);
+    assert.deepEqual(errorsOf(vl('transfer_config: {kv_role: kv_both}\nprefill: {}\ndecode: {}')), ["pd-transfer-config: vllm: kv_role follows from transfer_backend and each worker's role: remove it"]);
+    const w = vl('transfer_config: {kv_load_failure_policy: recompute}\nprefill: {}\ndecode: {}').findings.filter((f) => f.code === 'pd-failure-policy');
+    assert.equal(w.length, 1);
+    assert.equal(w[0]?.severity, 'warning');
+  });
+
+  test('vLLM Mooncake needs equal TP on both roles (its connector moves nothing otherwise); NIXL does not', () => {
+    const block = (backend: string) => `transfer_backend: ${backend}\nprefill: {}\ndecode: {}\nsearch_space: {decode.tensor_parallel_size: [1, 2]}`;
+    assert.deepEqual(errorsOf(vl(block('mooncake'))), ['pd-equal-tp: vllm: the mooncake transfer backend needs the same TP on prefill and decode workers: pd3 (prefill TP1, decode TP2); use nixl, or equal TP']);
+    assert.deepEqual(errorsOf(vl(block('nixl'))), []);
+  });
+
+  test('no two processes of a unit on one port', () => {
+    assert.deepEqual(sg('prefill: {}\ndecode: {}\nrouter: {port: 30001}'), ['pd-port-clash: sglang: pd1: the router and decode worker 0 both use port 30001; move router.port or port_base']);
+  });
+
+  test('frameworks without a P/D profile say why', () => {
+    const r = check(plan('tensorrt_llm', 'prefill: {}\ndecode: {}', 'backend: pytorch'));
+    const e = errorsOf(r).filter((x) => x.startsWith('pd-'));
+    assert.equal(e.length, 1);
+    assert.match(e[0] ?? '', /^pd-unsupported: tensorrt_llm: P\/D units are not available for this framework: TensorRT-LLM runs P\/D as `trtllm-serve disaggregated -c FILE`/);
+  });
+});
+
+describe('P/D units in a plan, the listing and the schema', () => {
+  test('a plan lists the units as skipped with the reason; aggregated candidates run; GPUs are the whole unit', () => {
+    const p = readRunPlan({ text: exampleText, path: EXAMPLE });
+    const sg = p.frameworks.find((f) => f.framework === 'sglang');
+    assert.equal(sg?.status, 'run');
+    assert.deepEqual(sg?.candidates.map((c) => c.skip?.reason ?? 'run'), ['run', 'run', 'run', UNITS_NOT_LAUNCHED, UNITS_NOT_LAUNCHED, UNITS_NOT_LAUNCHED, UNITS_NOT_LAUNCHED]);
+  });
+
+  test('an error in the P/D block skips only the units, and says so', () => {
+    const text = exampleText.replace('transfer_backend: mooncake', 'transfer_backend: rdma');
+    const p = readRunPlan({ text, path: EXAMPLE });
+    const sg = p.frameworks.find((f) => f.framework === 'sglang');
+    assert.equal(sg?.status, 'run');
+    assert.deepEqual(sg?.candidates.map((c) => c.id), ['baseline', 'c1', 'c2'], 'no units are built from a block with errors');
+    assert.ok(p.warnings.some((w) => w.includes("transfer_backend 'rdma'") && w.endsWith('(no P/D units are run)')), p.warnings.join('\n'));
+    assert.deepEqual(p.problems, []);
+  });
+
+  test('Show commands lists every process of every unit, in start order, with the same words', () => {
+    const r = check(exampleText);
+    const listing = commandsListing(EXAMPLE, r).replace(/ \\\n {2}/g, ' ');
+    for (const c of [...units(r, 'sglang'), ...units(r, 'vllm')]) {
+      for (const line of lines(c)) assert.ok(listing.includes(`\n${line}\n`), line);
+      assert.ok(listing.includes(`# ${c.id}: P/D unit ${c.name}, `));
+    }
+    assert.match(listing, /# {3}pd1 router \(the load client talks to it\), port 8000\n/);
+  });
+
+  test('the schema describes the block for completion and hover', () => {
+    const keys = schemaKeysAt('plan', ['frameworks', 'sglang', 'disaggregation']).map((k) => k.name);
+    assert.deepEqual(keys.sort(), ['decode', 'port_base', 'prefill', 'router', 'search_space', 'transfer_backend', 'transfer_config']);
+    assert.deepEqual(schemaKeysAt('plan', ['frameworks', 'vllm', 'disaggregation', 'prefill']).map((k) => k.name).sort(), ['env', 'flags', 'workers']);
+  });
+});
