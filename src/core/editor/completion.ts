@@ -4,6 +4,7 @@ import type { ConfigKind } from '../config/model';
 import { schemaKeysAt, schemaValueAt, type SchemaKey } from '../config/schema-check';
 import { resolvePlainScalar } from '../config/yaml-doc';
 import { flagOption } from '../frameworks';
+import { disaggProfile } from '../frameworks/disagg';
 import { isFrameworkKey, type FlagSpec, type FrameworkKey } from '../frameworks/types';
 import { cursorContext } from './cursor';
 import { sourceDetail, sourceLabel } from './snapshot-label';
@@ -28,10 +29,31 @@ export interface CompletionEntry {
 
 const FLAG_BLOCKS = new Set(['base_server_flags', 'search_space']);
 
-function flagBlock(parents: string[]): { fw: FrameworkKey; block: string } | undefined {
-  const [top, fw, block] = parents;
-  if (parents.length === 3 && top === 'frameworks' && isFrameworkKey(fw) && block && FLAG_BLOCKS.has(block)) return { fw, block };
+interface FlagBlock {
+  fw: FrameworkKey;
+  /** How values are written: one value (`base_server_flags`, a P/D role's `flags`) or a list to try (`search_space`). */
+  block: string;
+  /** A P/D unit's search space: keys are `prefill.<flag>` / `decode.<flag>` (and `<role>.workers`). */
+  rolePrefixed?: boolean;
+  /** Flags a P/D unit sets on each worker itself: not offered. */
+  reserved?: ReadonlySet<string>;
+}
+
+/** The flag mapping the cursor is in: a framework's base flags or search space, a P/D role's flags, or the unit search space. */
+function flagBlock(parents: string[]): FlagBlock | undefined {
+  const [top, fw, block, role, leaf] = parents;
+  if (top !== 'frameworks' || !isFrameworkKey(fw)) return undefined;
+  if (parents.length === 3 && block && FLAG_BLOCKS.has(block)) return { fw, block };
+  if (block !== 'disaggregation') return undefined;
+  const reserved = new Set(Object.keys(disaggProfile(fw)?.reserved ?? {}));
+  if (parents.length === 5 && (role === 'prefill' || role === 'decode') && leaf === 'flags') return { fw, block: 'base_server_flags', reserved };
+  if (parents.length === 4 && role === 'search_space') return { fw, block: 'search_space', rolePrefixed: true, reserved };
   return undefined;
+}
+
+/** A flag key as the block spells it: `decode.tp_size` in a unit search space; the flag's own key elsewhere. */
+function unprefixed(b: FlagBlock, key: string): string {
+  return b.rolePrefixed ? key.replace(/^(prefill|decode)\./, '') : key;
 }
 
 export function flagDoc(fw: FrameworkKey, flag: FlagSpec, known: KnownFlags): string {
@@ -93,32 +115,45 @@ function booleans(replace: [number, number]): CompletionEntry[] {
   return ['true', 'false'].map((b) => ({ label: b, kind: 'boolean' as const, insertText: b, replace }));
 }
 
+const WORKERS_DOC = 'How many workers of this role each unit starts: the values to try (xPyD).';
+
+/** Flag keys to offer in a flag mapping (each role's in a unit search space, with its worker count), the taken and reserved ones left out. */
+function flagKeyEntries(b: FlagBlock, taken: ReadonlySet<string>, replace: [number, number], snapshots: SnapshotFlags | undefined): CompletionEntry[] {
+  const known = knownFlagsFor(b.fw, snapshots);
+  const label = sourceLabel(known);
+  const flags = known.flags.filter((f) => !b.reserved?.has(f.key));
+  const entry = (f: FlagSpec, prefix: string): CompletionEntry => {
+    const ins = flagInsert(f, b.block);
+    return {
+      label: `${prefix}${f.key}`,
+      kind: 'flag' as const,
+      detail: `${f.kind}${f.choices?.length ? ` {${f.choices.slice(0, 4).join(',')}${f.choices.length > 4 ? ',…' : ''}}` : ''} · ${label}`,
+      documentation: flagDoc(b.fw, f, known),
+      ...ins,
+      insertText: `${ins.snippet ? snippetText(prefix) : prefix}${ins.insertText}`,
+      replace,
+      sortText: `${f.deprecated ? '1' : '0'}${prefix}${f.key}`,
+      ...(f.deprecated ? { deprecated: true } : {}),
+    };
+  };
+  if (!b.rolePrefixed) return flags.filter((f) => !taken.has(f.key)).map((f) => entry(f, ''));
+  return ['prefill.', 'decode.'].flatMap((prefix) => [
+    { label: `${prefix}workers`, kind: 'property' as const, detail: 'integer list', documentation: WORKERS_DOC, insertText: `${prefix}workers: [`, replace, sortText: `0${prefix}` },
+    ...flags.map((f) => entry(f, prefix)),
+  ]).filter((e) => !taken.has(e.label));
+}
+
 export function completeAt(text: string, offset: number, kind: ConfigKind, snapshots: SnapshotFlags | undefined): CompletionEntry[] {
   const ctx = cursorContext(text, offset);
   const flags = flagBlock(ctx.parents);
 
-  if (flags && ctx.where === 'key') {
-    const known = knownFlagsFor(flags.fw, snapshots);
-    const taken = new Set(ctx.siblings);
-    const label = sourceLabel(known);
-    return known.flags
-      .filter((f) => !taken.has(f.key))
-      .map((f) => ({
-        label: f.key,
-        kind: 'flag' as const,
-        detail: `${f.kind}${f.choices?.length ? ` {${f.choices.slice(0, 4).join(',')}${f.choices.length > 4 ? ',…' : ''}}` : ''} · ${label}`,
-        documentation: flagDoc(flags.fw, f, known),
-        ...flagInsert(f, flags.block),
-        replace: ctx.replace,
-        sortText: `${f.deprecated ? '1' : '0'}${f.key}`,
-        ...(f.deprecated ? { deprecated: true } : {}),
-      }));
-  }
+  if (flags && ctx.where === 'key') return flagKeyEntries(flags, new Set(ctx.siblings), ctx.replace, snapshots);
 
   const owner = ctx.key !== undefined ? flagBlock(ctx.parents) : undefined;
   if (owner && ctx.key !== undefined && (ctx.where === 'value' || ctx.where === 'item')) {
     const known = knownFlagsFor(owner.fw, snapshots);
-    const f = known.flags.find((x) => x.key === ctx.key || x.aliases?.includes(ctx.key ?? ''));
+    const key = unprefixed(owner, ctx.key);
+    const f = known.flags.find((x) => x.key === key || x.aliases?.includes(key));
     if (!f) return [];
     if (f.choices?.length) return valueEntries(f.choices, ctx.replace, `${ctx.key} · ${sourceLabel(known)}`);
     if (f.kind === 'bool') return booleans(ctx.replace);

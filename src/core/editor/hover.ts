@@ -58,11 +58,26 @@ export function nodePathAt(root: DocNode | undefined, offset: number): Hit | und
   return undefined;
 }
 
+/** The flag a P/D block's key names: a role's `flags.<flag>`, or the unit search space's `<role>.<flag>`. */
+function unitFlagKey(path: YamlPath): string | undefined {
+  const [, , block, role, leaf, key] = path;
+  if (block !== 'disaggregation') return undefined;
+  if ((role === 'prefill' || role === 'decode') && leaf === 'flags' && typeof key === 'string') return key;
+  if (role === 'search_space' && typeof leaf === 'string') return /^(prefill|decode)\.(.+)$/.exec(leaf)?.[2];
+  return undefined;
+}
+
 /** `prediction`: the document's cached prediction (plain data), if any; a search-space value then adds its predicted effect. */
 export function hoverAt(result: CheckResult, offset: number, snapshots: SnapshotFlags | undefined, prediction?: EditorPrediction): HoverInfo | undefined {
   const hit = nodePathAt(result.root, offset);
   if (!hit) return undefined;
   const [top, fw, block, key] = hit.path;
+  const unitFlag = unitFlagKey(hit.path);
+  if (top === 'frameworks' && isFrameworkKey(fw) && unitFlag !== undefined) {
+    const known = knownFlagsFor(fw, snapshots);
+    const flag = findFlag(known, unitFlag);
+    if (flag) return { markdown: flagDoc(fw, flag, known), range: hit.range };
+  }
 
   if (top === 'frameworks' && isFrameworkKey(fw) && (block === 'base_server_flags' || block === 'search_space') && typeof key === 'string') {
     const known = knownFlagsFor(fw, snapshots);

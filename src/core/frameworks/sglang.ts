@@ -58,6 +58,11 @@ const FLAGS: FlagSpec[] = [
   { key: 'node_rank', kind: 'int', help: 'Rank of this node in a multi-node launch.' },
   { key: 'dist_init_addr', aliases: ['nccl_init_addr'], kind: 'string', help: 'host:port used to initialise the distributed group.' },
   { key: 'load_balance_method', kind: 'choice', choices: ['auto', 'round_robin', 'follow_bootstrap_room', 'total_requests', 'total_tokens', 'shortest_queue', 'minimum_tokens', 'decode_round_robin'], help: 'How requests are spread across data parallel workers.' },
+  // P/D disaggregation (python/sglang/srt/arg_groups/fields/disagg.py @07a7b67c)
+  { key: 'disaggregation_mode', kind: 'choice', choices: ['null', 'prefill', 'decode'], default: 'null', help: 'P/D disaggregation role of this server: prefill-only, decode-only, or neither.' },
+  { key: 'disaggregation_transfer_backend', kind: 'choice', choices: ['mooncake', 'nixl', 'ascend', 'fake', 'mori', 'mooncake_tcp'], default: 'mooncake', help: 'How KV moves from prefill to decode servers.' },
+  { key: 'disaggregation_bootstrap_port', kind: 'int', default: '8998', help: "The prefill server's bootstrap port (one per prefill server on a host)." },
+  { key: 'disaggregation_ib_device', kind: 'string', help: 'InfiniBand devices for the KV transfer (auto-detected when unset).' },
   { key: 'enable_dp_attention', kind: 'bool', help: 'Data parallel attention with tensor parallel FFN (MoE models).' },
   { key: 'enable_dp_lm_head', kind: 'bool', help: 'Shard the vocabulary across the attention TP group under DP attention.' },
   { key: 'moe_dense_tp_size', kind: 'int', help: 'Tensor parallel size of the dense MLP layers in MoE models.' },

@@ -11,6 +11,8 @@ import { commandsListing } from '../../../src/core/editor/outline';
 import { readRunPlan } from '../../../src/core/plan/build';
 import { UNITS_NOT_LAUNCHED } from '../../../src/core/plan/frameworks';
 import { schemaKeysAt } from '../../../src/core/config/schema-check';
+import { completeAt } from '../../../src/core/editor/completion';
+import { hoverAt } from '../../../src/core/editor/hover';
 
 const REPO = resolve(__dirname, '../../..');
 const EXAMPLE = join(REPO, 'configs/examples/disagg.plan.yaml');
@@ -205,5 +207,37 @@ describe('P/D units in a plan, the listing and the schema', () => {
     const keys = schemaKeysAt('plan', ['frameworks', 'sglang', 'disaggregation']).map((k) => k.name);
     assert.deepEqual(keys.sort(), ['decode', 'port_base', 'prefill', 'router', 'search_space', 'transfer_backend', 'transfer_config']);
     assert.deepEqual(schemaKeysAt('plan', ['frameworks', 'vllm', 'disaggregation', 'prefill']).map((k) => k.name).sort(), ['env', 'flags', 'workers']);
+  });
+});
+
+describe('P/D units in the editor: completion and hover', () => {
+  const at = (text: string, marker: string): [string, number] => [text.replace(marker, ''), text.indexOf(marker)];
+
+  test("a role's flags offer the framework's flags, without the ones the unit sets itself", () => {
+    const [text, off] = at(exampleText.replace('          max_running_requests: 128', '          max_running_requests: 128\n          §'), '§');
+    const labels = completeAt(text, off, 'plan', undefined).map((e) => e.label);
+    assert.ok(labels.includes('chunked_prefill_size'), labels.slice(0, 20).join(','));
+    assert.ok(!labels.includes('port') && !labels.includes('disaggregation_mode') && !labels.includes('host'), 'reserved flags are not offered');
+    assert.ok(!labels.includes('max_running_requests'), 'a flag already set is not offered again');
+  });
+
+  test('the unit search space offers <role>.workers and <role>.<flag>, with values for a choice flag', () => {
+    const [text, off] = at(exampleText.replace('        decode.tp_size: [1, 2]', '        decode.tp_size: [1, 2]\n        §'), '§');
+    const labels = completeAt(text, off, 'plan', undefined).map((e) => e.label);
+    for (const l of ['prefill.tp_size', 'decode.chunked_prefill_size']) assert.ok(labels.includes(l), l);
+    assert.ok(!labels.includes('prefill.workers') && !labels.includes('decode.tp_size'), 'keys already there are not offered');
+    assert.ok(!labels.includes('decode.port'));
+    const [text2, off2] = at(exampleText.replace('        decode.tp_size: [1, 2]', '        decode.tp_size: [1, 2]\n        decode.schedule_policy: [§]'), '§');
+    assert.ok(completeAt(text2, off2, 'plan', undefined).some((e) => e.label === 'lpm'));
+  });
+
+  test('hover on a role flag or a unit search key describes the flag', () => {
+    const r = check(exampleText);
+    const role = exampleText.indexOf('max_running_requests: 128') + 2;
+    assert.match(hoverAt(r, role, undefined)?.markdown ?? '', /--max-running-requests/);
+    const search = exampleText.indexOf('decode.tp_size') + 9;
+    assert.match(hoverAt(r, search, undefined)?.markdown ?? '', /--tp-size/);
+    const block = exampleText.indexOf('transfer_backend: mooncake') + 2;
+    assert.match(hoverAt(r, block, undefined)?.markdown ?? '', /How KV moves from prefill to decode workers/);
   });
 });
