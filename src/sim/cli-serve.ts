@@ -208,7 +208,7 @@ async function shutdownDelay(ms: number, log: (line: string) => void): Promise<v
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
-function signalled(): Promise<void> {
+export function signalled(): Promise<void> {
   return new Promise((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -33,6 +33,8 @@ export interface GenerateParams {
   varySample: boolean;
   /** The prompt's hash when the caller has one (the virtual load: no need to hash thousands of filler tokens). */
   promptHash?: number;
+  /** A P/D decode worker's request: the prompt's KV arrives from a prefill worker after this many modelled seconds. */
+  kvTransferSeconds?: number;
 }
 
 export type SubmitResult =
@@ -53,7 +55,7 @@ export class SimEngine {
 
   constructor(
     readonly options: EngineOptions,
-    clock: EngineClock,
+    private readonly clock: EngineClock,
   ) {
     this.replicas = [];
     for (let i = 0; i < Math.max(1, options.replicas); i++) {
@@ -73,7 +75,7 @@ export class SimEngine {
    * output faults override both: no token at all, or half of maxNew.
    */
   private stopAt(p: GenerateParams, seed: number): number {
-    if (this.options.fault === 'zero-tokens') return 0;
+    if (this.options.fault === 'zero-tokens' || this.transferFails(p)) return 0;
     if (this.options.fault === 'short-output') return Math.min(this.naturalStop(p, seed), Math.max(1, Math.floor(p.maxNewTokens / 2)));
     return this.naturalStop(p, seed);
   }
@@ -113,10 +115,30 @@ export class SimEngine {
     const hashes = policy.prefixCaching ? blockHashes(p.promptIds, policy.blockSize) : [];
     const r = new SimRequest(p.promptIds, hashes, p.maxNewTokens, this.stopAt(p, seed), seed, sink);
     // A faulty answer ends as if the model chose to stop, even where it reached max_tokens.
-    if (this.options.fault !== undefined) r.forceStop = true;
+    if (this.options.fault !== undefined && (this.options.fault !== 'pd-transfer' || this.transferFails(p))) r.forceStop = true;
     const i = this.route();
-    (this.replicas[i] as Scheduler).submit(r);
+    const replica = this.replicas[i] as Scheduler;
+    if (p.kvTransferSeconds === undefined) replica.submit(r);
+    else this.afterTransfer(r, replica, p.kvTransferSeconds);
     return { ok: true, request: r, replica: i };
+  }
+
+  private transferFails(p: GenerateParams): boolean {
+    return this.options.fault === 'pd-transfer' && p.kvTransferSeconds !== undefined;
+  }
+
+  /** The request reaches the scheduler once its KV has arrived (unless it was aborted meanwhile); its prompt is then preloaded. */
+  private afterTransfer(r: SimRequest, replica: Scheduler, seconds: number): void {
+    r.preloaded = true;
+    const go = (): void => {
+      if (r.state !== 'waiting') return;
+      if (!replica.stopped) return replica.submit(r);
+      r.state = 'done';
+      r.sink.failed(this.crashed ?? 'the engine stopped');
+    };
+    const due = this.clock.now() + seconds;
+    if (this.clock.at) this.clock.at(due, go);
+    else setTimeout(go, Math.max(0, this.clock.wallMsUntil(due))).unref();
   }
 
   private route(): number {

@@ -9,7 +9,7 @@ import { EfficiencyError, parseEfficiency, type EfficiencyTerm } from './efficie
 export const HOST_BOUND_MARK = 'autobench-sim host-bound';
 
 /** `--sim-fault` kinds: every response comes out wrong this way (for testing a client's validity checks). */
-export const OUTPUT_FAULTS = ['zero-tokens', 'short-output'] as const;
+export const OUTPUT_FAULTS = ['zero-tokens', 'short-output', 'pd-transfer'] as const;
 export type OutputFault = (typeof OUTPUT_FAULTS)[number];
 
 export interface SimOptions {
@@ -99,7 +99,9 @@ export const SIM_OPTIONS_HELP = `simulator options (not part of any framework's 
   --sim-error-rate F        fail this share (0..1) of generation requests, picked by seeded draws: half
                             get HTTP 500 before any output, half a stream cut partway (no [DONE])
   --sim-fault KIND          every answer comes out wrong, even with ignore_eos: zero-tokens (no token,
-                            finish_reason stop) or short-output (half of max_tokens, finish_reason stop)
+                            finish_reason stop) or short-output (half of max_tokens, finish_reason stop);
+                            pd-transfer: a P/D decode worker's KV transfers all fail, and each such
+                            request ends with no token (finish_reason stop, HTTP 200)
   --sim-cache-report        cached_tokens in every OpenAI usage, whatever the framework's flags say
   --sim-no-cache-report     cached_tokens only where the engine reports them (the default: SGLang and
                             TokenSpeed with --enable-cache-report, vLLM with --enable-prompt-tokens-details,

@@ -28,6 +28,8 @@ export class SimRequest {
   pubIdx = 0;
   /** Prompt tokens found in the prefix cache at first admission. */
   cachedTokens = 0;
+  /** A P/D decode worker's request: the prompt's KV arrived from a prefill worker, so only its last token is computed here. */
+  preloaded = false;
   /** Simulated times (seconds): arrival, first token, finish. */
   arrivalAt = 0;
   firstAt = NaN;

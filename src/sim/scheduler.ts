@@ -551,8 +551,9 @@ export class Scheduler {
   private admit(r: SimRequest, budget: number, plan: Plan, reserve: { tokens: number }): boolean {
     const bs = this.policy.blockSize;
     if (this.policy.prefixCaching) extendHashes(r, bs, r.target);
-    const hitBlocks = this.kv.match(r.hashes, Math.floor((r.target - 1) / bs));
-    const hit = hitBlocks * bs;
+    // Transferred KV (a P/D decode worker) is held in private blocks: all but the last prompt token need no compute.
+    const hitBlocks = r.preloaded && !r.admittedOnce ? 0 : this.kv.match(r.hashes, Math.floor((r.target - 1) / bs));
+    const hit = r.preloaded && !r.admittedOnce ? r.target - 1 : hitBlocks * bs;
     const n = this.chunkLen(r.target - hit, budget, plan.prefill.length === 0 && plan.decode.length === 0);
     if (n <= 0) return false;
     const need = Math.ceil((hit + n) / bs) - hitBlocks;
@@ -577,7 +578,7 @@ export class Scheduler {
     r.admitSeq = ++this.admitCounter;
     if (!r.admittedOnce) {
       r.admittedOnce = true;
-      r.cachedTokens = Math.min(hit, r.promptLen);
+      r.cachedTokens = Math.min(hitBlocks * bs, r.promptLen);
       this.stats.cachedTokens += r.cachedTokens;
     }
     this.running.push(r);

@@ -1,7 +1,9 @@
 // The framework CLI shims: `vllm`, `sglang`, `python -m sglang.launch_server`, `trtllm-serve`, `tokenspeed`
-// and `ts`, each accepting its real command shape and starting the simulated engine for `serve`.
+// and `ts`, each accepting its real command shape and starting the simulated engine for `serve`; and the P/D
+// routers `python -m sglang_router.launch_router` and `vllm-router`.
 import type { FrameworkKey } from '../core/frameworks/types';
-import { serveFromCli, simOptionsOf, type ServeOptions, type SimIo } from './cli-serve';
+import { serveFromCli, signalled, simOptionsOf, type ServeOptions, type SimIo } from './cli-serve';
+import { RouterUsageError, startSimRouter, type RouterKind, type SimRouter } from './router';
 import { tokenspeedVersionLine } from './engine-era';
 import { simEngineVersion } from './engine-version';
 import { programHelp } from './help';
@@ -24,8 +26,27 @@ const PROGRAMS: Record<string, Program> = {
   ts: { fw: 'tokenspeed', style: 'argparse', versionFlags: [] },
 };
 
+/** The P/D routers: `python -m sglang_router.launch_router` and `vllm-router`. */
+const ROUTERS: Record<string, RouterKind> = { 'sglang_router.launch_router': 'sglang', 'vllm-router': 'vllm' };
+
 /** The program names a shim can be called as (`sglang.launch_server` stands for `python -m sglang.launch_server`, `python.import-version` for `python -c 'import X; print(X.__version__)'`). */
-export const SHIM_NAMES = [...Object.keys(PROGRAMS), 'sglang.launch_server', 'python.import-version'];
+export const SHIM_NAMES = [...Object.keys(PROGRAMS), 'sglang.launch_server', 'python.import-version', ...Object.keys(ROUTERS)];
+
+/** A simulated P/D router until SIGINT/SIGTERM (or `o.stopSignal`); usage errors exit 2 as argparse's do. */
+async function routerMain(program: string, kind: RouterKind, argv: readonly string[], io: SimIo, o: ServeOptions): Promise<number> {
+  const log = (line: string): void => void io.err.write(`${line}\n`);
+  let router: SimRouter;
+  try {
+    router = await startSimRouter(kind, argv, o.env ?? process.env, log);
+  } catch (e) {
+    if (!(e instanceof RouterUsageError) && (e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+    io.err.write(`${program}: error: ${(e as Error).message}\n`);
+    return e instanceof RouterUsageError ? 2 : 1;
+  }
+  await (o.stopSignal ?? signalled());
+  await router.close();
+  return 0;
+}
 
 function usageError(program: string, p: Program, message: string, io: SimIo): number {
   if (p.style === 'click') {
@@ -68,6 +89,8 @@ function tokenspeedMain(program: string, p: Program, argv: readonly string[], io
 export async function runShim(program: string, argv: readonly string[], io: SimIo, o: ServeOptions = {}): Promise<number> {
   if (program === 'sglang.launch_server') return serveFromCli('sglang', 'launch_server', argv, io, o);
   if (program === 'python.import-version') return pythonImportVersion(argv, io, o.env ?? process.env);
+  const router = ROUTERS[program];
+  if (router) return routerMain(program, router, argv, io, o);
   const p = PROGRAMS[program];
   if (!p) {
     io.err.write(`autobench-sim: no shim called '${program}' (known: ${SHIM_NAMES.join(', ')})\n`);

@@ -44,6 +44,9 @@ export const SGLANG_SIM: SimFramework = {
     s.pp = num(v, 'pp_size') ?? 1;
     s.dp = num(v, 'dp_size') ?? 1;
     s.dpAttention = flag(v, 'enable_dp_attention') === true && s.dp > 1;
+    // python/sglang/srt/arg_groups/fields/disagg.py @07a7b67c: disaggregation_mode null|prefill|decode, backend default mooncake.
+    const mode = str(v, 'disaggregation_mode');
+    if (mode === 'prefill' || mode === 'decode') s.pd = { role: mode, backend: str(v, 'disaggregation_transfer_backend') ?? 'mooncake' };
     // python/sglang/srt/model_executor/model_runner.py: moe_tp_size = tp_size // moe_ep_size.
     s.moeTp = Math.max(1, Math.floor(s.tp / (num(v, 'ep_size') ?? 1)));
     const frac = num(v, 'mem_fraction_static');

@@ -70,6 +70,11 @@ export interface SimSettings {
   seed?: number;
   /** Flags accepted but not modelled, said once in the startup log. */
   notes: string[];
+  /**
+   * A worker of a P/D unit: its role (`both`: vLLM's NIXL workers take their role from each request's
+   * kv_transfer_params) and the KV transfer backend. Absent: an ordinary server.
+   */
+  pd?: { role: 'prefill' | 'decode' | 'both'; backend: string };
   /** The engine reports usage.prompt_tokens_details.cached_tokens (SGLang/TokenSpeed --enable-cache-report, vLLM --enable-prompt-tokens-details, TRT always). */
   cacheReport: boolean;
   /** SGLang --enable-metrics: Prometheus text at /metrics (404 without). */

@@ -6,6 +6,25 @@ const GiB = 1024 ** 3;
 /** `vllm serve` without a model serves this one. */
 export const VLLM_DEFAULT_MODEL = 'Qwen/Qwen3-0.6B';
 
+/**
+ * A P/D worker from its --kv-transfer-config JSON (vllm/config/kv_transfer.py @9dc49464): NixlConnector takes its
+ * role from each request (kv_both), MooncakeConnector from kv_role. Undefined: no connector, or one not modelled.
+ */
+function vllmPdRole(json: string | undefined): SimSettings['pd'] {
+  if (!json) return undefined;
+  let c: unknown;
+  try {
+    c = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof c !== 'object' || c === null) return undefined;
+  const { kv_connector: connector, kv_role: role } = c as Record<string, unknown>;
+  const backend = connector === 'NixlConnector' ? 'nixl' : connector === 'MooncakeConnector' ? 'mooncake' : undefined;
+  if (!backend) return undefined;
+  return { role: role === 'kv_producer' ? 'prefill' : role === 'kv_consumer' ? 'decode' : 'both', backend };
+}
+
 export const VLLM_SIM: SimFramework = {
   key: 'vllm',
   displayName: 'vLLM',
@@ -75,7 +94,9 @@ export const VLLM_SIM: SimFramework = {
     const sizes = list(v, 'cudagraph_capture_sizes').map(Number).filter((x) => Number.isFinite(x));
     s.graphMaxBatch = num(v, 'max_cudagraph_capture_size') ?? (sizes.length ? Math.max(...sizes) : undefined);
     s.seed = num(v, 'seed');
-    noteUnmodelled(s, v, ['speculative_config', 'enable_dbo', 'compilation_config', 'kv_transfer_config', 'enable_lora']);
+    s.pd = vllmPdRole(str(v, 'kv_transfer_config'));
+    if (!s.pd && v.has('kv_transfer_config')) s.notes.push('kv_transfer_config');
+    noteUnmodelled(s, v, ['speculative_config', 'enable_dbo', 'compilation_config', 'enable_lora']);
     return s;
   },
   gpuDefaults(s: SimSettings, gpu: GpuProfile, modelContext: number) {

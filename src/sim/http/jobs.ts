@@ -9,6 +9,7 @@ import type { RequestFailure } from '../noise';
 import type { FinishReason, SimRequest } from '../request';
 import { countTokens, pieceId, tokenize } from '../tokens';
 import { HttpError, isObject } from './io';
+import { kvTransferSeconds } from '../pd';
 
 export interface ServerContext {
   config: ResolvedSim;
@@ -34,6 +35,8 @@ export interface JobParams {
   minTokens: number;
   seed?: number;
   vary: boolean;
+  /** A P/D decode worker's request whose prompt KV comes from a prefill worker (pd.ts). */
+  kvTransfer?: boolean;
 }
 
 export interface JobEvents {
@@ -176,7 +179,15 @@ export function submit(ctx: ServerContext, p: JobParams, events: JobEvents): Job
   // The engine reports tokens only after submit returns, by which time the request is known.
   const job: { request?: SimRequest } = {};
   const res = ctx.engine.submit(
-    { promptIds: p.promptIds, maxNewTokens: p.maxNew, ignoreEos: p.ignoreEos, minTokens: p.minTokens, sampleSeed: p.seed, varySample: p.vary },
+    {
+      promptIds: p.promptIds,
+      maxNewTokens: p.maxNew,
+      ignoreEos: p.ignoreEos,
+      minTokens: p.minTokens,
+      sampleSeed: p.seed,
+      varySample: p.vary,
+      ...(p.kvTransfer ? { kvTransferSeconds: kvTransferSeconds(ctx.config, p.promptIds.length) } : {}),
+    },
     {
       tokens: (from, count, finish, at) => events.tokens(job.request as SimRequest, from, count, finish, at),
       failed: (m) => events.failed(m),

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FinishReason, SimRequest } from '../request';
 import { outputText, outputTokenId, tokenize } from '../tokens';
 import { HttpError, SseWriter, baseHeaders, isObject, sendJson } from './io';
+import { carriesTransferredKv } from '../pd';
 import {
   abortOnClose,
   asIds,
@@ -130,11 +131,12 @@ export function handleGenerate(ctx: ServerContext, _req: IncomingMessage, res: S
   };
 
   const vary = seed === undefined && (temperature === undefined || temperature > 0);
+  const kvTransfer = carriesTransferredKv(ctx.config.settings.pd, body);
   try {
     for (const [i, ids] of prompts.entries()) {
       const it = items[i] as Item;
       jobs.push(
-        submit(ctx, { promptIds: ids, maxNew: budgets[i] as number, ignoreEos, minTokens, seed, vary }, {
+        submit(ctx, { promptIds: ids, maxNew: budgets[i] as number, ignoreEos, minTokens, seed, vary, kvTransfer }, {
           tokens: (r, from, count, finish) => {
             if (!failed) onTokens(it, r, from, count, finish);
           },

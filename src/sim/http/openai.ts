@@ -23,6 +23,7 @@ import {
   type ServerContext,
 } from './jobs';
 import { checkTrtFields } from './trt-fields';
+import { carriesTransferredKv } from '../pd';
 
 interface Choice {
   index: number;
@@ -61,6 +62,8 @@ interface OpenAiParams {
   seed: number | undefined;
   /** Sampling that differs from run to run (no seed, temperature not 0). */
   vary: boolean;
+  /** A P/D decode worker's request with transferred KV. */
+  kvTransfer: boolean;
 }
 
 function readOpenAiBody(ctx: ServerContext, raw: unknown, chat: boolean): OpenAiParams {
@@ -94,7 +97,7 @@ function readOpenAiBody(ctx: ServerContext, raw: unknown, chat: boolean): OpenAi
   const seed = optInt(body, 'seed', Number.MIN_SAFE_INTEGER);
   const budgets = prompts.map((p) => fitContext(ctx, p.length, requested, field));
   const vary = seed === undefined && (temperature === undefined || temperature > 0);
-  return { model, stream, includeUsage, continuous, prompts, budgets, ignoreEos, minTokens, seed, vary };
+  return { model, stream, includeUsage, continuous, prompts, budgets, ignoreEos, minTokens, seed, vary, kvTransfer: carriesTransferredKv(ctx.config.settings.pd, body) };
 }
 
 /** The response to one request: SSE chunks as tokens arrive, or one JSON body once every choice has finished. */
@@ -247,7 +250,7 @@ function submitAll(ctx: ServerContext, res: ServerResponse, p: OpenAiParams, rep
     for (const [i, ids] of p.prompts.entries()) {
       const c = choices[i] as Choice;
       jobs.push(
-        submit(ctx, { promptIds: ids, maxNew: p.budgets[i] as number, ignoreEos: p.ignoreEos, minTokens: p.minTokens, seed: p.seed, vary: p.vary }, {
+        submit(ctx, { promptIds: ids, maxNew: p.budgets[i] as number, ignoreEos: p.ignoreEos, minTokens: p.minTokens, seed: p.seed, vary: p.vary, kvTransfer: p.kvTransfer }, {
           tokens: (r, from, count, finish, at) => {
             if (!failed) reply.onTokens(c, r, from, count, finish, at);
           },
