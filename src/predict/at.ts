@@ -8,7 +8,7 @@ import { arrivalSchedule } from '../core/workload/arrivals';
 import { subSeed } from '../core/workload/build';
 import { simulateLoad, type VirtualResult } from '../sim/virtual';
 import { engineFor, predictOptions } from './engine';
-import { planGpu, predictionHead, type PredictPlanOptions } from './plan';
+import { planGpu, predictionHead, UNIT_NOT_PREDICTED, type PredictPlanOptions } from './plan';
 import { PRIOR_REL_ERROR } from './prior';
 import { UNIT_FACTORS, type Factors, type PredictedStatus, type PredictionHead } from './types';
 
@@ -91,10 +91,11 @@ const NOT_RUN = { completed: 0, failed: 0, duration_s: null, request_throughput:
 function candidateAt(plan: RunPlan, fw: FrameworkKey, cand: Candidate, at: Required<AtSpec>, o: PredictPlanOptions): AtPoint[] {
   const cal = o.calibrationFor?.(fw, cand);
   const base = { framework: fw, candidate: cand.id, factors: cal?.factors ?? UNIT_FACTORS, rel_error: cal?.relError ?? PRIOR_REL_ERROR };
-  const engine = cand.skip ? undefined : engineFor(fw, cand, predictOptions(planGpu(plan), o.sim), base.factors);
+  const engine = cand.skip || cand.unit ? undefined : engineFor(fw, cand, predictOptions(planGpu(plan), o.sim), base.factors);
   return plan.scenarios.map((sc) => {
     const id = { ...base, scenario: sc.name };
     if (cand.skip) return { ...id, ...NOT_RUN, status: 'skipped' as const, reason: cand.skip.reason, gpus: 0 };
+    if (cand.unit) return { ...id, ...NOT_RUN, status: 'skipped' as const, reason: UNIT_NOT_PREDICTED, gpus: cand.unit.gpus };
     if (!engine?.ok) return { ...id, ...NOT_RUN, status: engine?.oom ? ('oom' as const) : ('fails' as const), reason: engine?.reason ?? 'the server would not start', gpus: 0 };
     // The load client's warm-up requests finish before the measured ones are sent and the cache is flushed after them:
     // on a fresh engine they leave nothing behind, so none is simulated. The arrivals are the client's own schedule.

@@ -18,6 +18,8 @@ export function predictOptions(gpu: string | undefined, extra: Partial<SimOption
 
 /** The engine the candidate's command would start, or why it would not start. */
 export function engineFor(fw: FrameworkKey, cand: Candidate, options: SimOptions, factors?: Factors): EngineFor {
+  // A P/D unit is several servers and a router: the engine model prices one server (units: issue 28).
+  if (cand.unit) return { ok: false, oom: false, reason: 'a P/D unit: the engine model prices one server, not a unit' };
   return engineForArgv(fw, cand.argv, options, factors);
 }
 

@@ -29,6 +29,9 @@ export function planGpu(plan: RunPlan): string | undefined {
   return simGpuFor(plan.hardware.gpuModel);
 }
 
+/** What predict says of a P/D unit until its model covers units (issue 28). */
+export const UNIT_NOT_PREDICTED = 'not predicted: the engine model does not price P/D units yet; a run measures them';
+
 export function concurrencyOf(plan: RunPlan): number | null {
   return plan.bench.search?.concurrencies[0] ?? plan.bench.fixed[0]?.concurrency ?? null;
 }
@@ -39,6 +42,8 @@ export function predictCandidate(plan: RunPlan, fw: FrameworkKey, cand: Candidat
   const factors = cal?.factors ?? UNIT_FACTORS;
   const base = { framework: fw, candidate: cand.id, command: cand.command, factors, relError: cal?.relError ?? PRIOR_REL_ERROR, scenarios: [] };
   if (cand.skip) return { ...base, gpus: 0, status: 'skipped', reason: cand.skip.reason };
+  // Never hopeless to the adaptive race (only an `ok` or failing prediction can be): a unit is measured.
+  if (cand.unit) return { ...base, gpus: cand.unit.gpus, status: 'skipped', reason: UNIT_NOT_PREDICTED };
   const engine = engineFor(fw, cand, predictOptions(planGpu(plan), o.sim), factors);
   if (!engine.ok) return { ...base, gpus: 0, status: engine.oom ? 'oom' : 'fails', reason: engine.reason };
   const relError = base.relError;

@@ -20,6 +20,7 @@ import type { PlaceRefused, Placement, RunTarget } from './target-types';
 import { runScenario } from './trial';
 import { probeLaunch } from './ttft-floor';
 import { reachViaOf, withReachableHost } from './bind-address';
+import { launchUnit, unitUnsupported } from './unit-launch';
 
 /** Servers up now: when their launch began, what they are for (their GPU time is charged when they stop) and the place they hold. */
 const held = new WeakMap<LiveServer, { t0: number; purpose: GpuPurpose; key: string; placement: Placement | undefined }>();
@@ -51,6 +52,7 @@ async function placeOf(ctx: RunContext, f: PlanFramework, cand: Candidate, purpo
 }
 
 export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate, logFile: string, purpose: GpuPurpose = 'search'): Promise<LaunchResult | { ok: false; status: 'skipped'; reason: string }> {
+  if (cand.unit) return launchUnitOf(ctx, f, cand, logFile, purpose);
   const ref = { framework: f.framework, candidateId: cand.id };
   // Reached over a network (a Slurm node's NodeAddr): an engine that binds loopback by default gets --host 0.0.0.0;
   // cand.command (rows, lenses, resume) stays the candidate's, the added words are logged (and in a multi-node head's command).
@@ -108,6 +110,41 @@ export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate,
   return r;
 }
 
+/** A P/D unit: every process on the run's host, tracked for reaping; GPU time charged for the whole unit. */
+async function launchUnitOf(ctx: RunContext, f: PlanFramework, cand: Candidate, logFile: string, purpose: GpuPurpose): Promise<LaunchResult | { ok: false; status: 'skipped'; reason: string }> {
+  const why = unitUnsupported(ctx.target);
+  if (why) return { ok: false, status: 'skipped', reason: `not run: ${why}` };
+  const ref = { framework: f.framework, candidateId: cand.id };
+  const gpusBusy = await gpusFreeBeforeLaunch(ctx.target, ctx.signal);
+  if (gpusBusy) return { ok: false, status: 'failed', reason: gpusBusy };
+  const t0 = performance.now();
+  const pids: number[] = [];
+  // The unit's workers listen on loopback behind its router; the router takes no API key option of ours yet.
+  if (ctx.secrets.apiKey) ctx.log('warn', `${f.framework} ${cand.id}: a P/D unit runs without the plan's API key (its workers listen on loopback; the router is not given one)`);
+  const r = await launchUnit(ctx, f, cand, {
+    logFile,
+    secretEnv: ctx.secrets.serverEnv,
+    onPid: (pid, p) => {
+      pids.push(pid);
+      ctx.track({ pgid: pid, target: ctx.opts.target, framework: f.framework, candidate: cand.id, program: basename(p.argv[0] ?? '') }, pid, true);
+      ctx.emit({ type: 'server', ...ref, state: 'waiting', pid, port: p.port });
+    },
+  });
+  if (!r.ok) {
+    for (const pid of pids) ctx.track(undefined, pid, false);
+    ctx.chargeGpu(purpose, `${f.framework} ${cand.id}`, (performance.now() - t0) / 1000);
+    return r;
+  }
+  r.server.host = ctx.target.host;
+  held.set(r.server, { t0, purpose, key: `${f.framework} ${cand.id}`, placement: undefined });
+  // The TTFT floor is probed per engine (ttft-floor.ts); through a router the engine's modelled times are not reported yet.
+  if (r.server.simulated && ctx.speed > 1 && purpose !== 'smoke') {
+    ctx.log('warn', `${f.framework} ${cand.id}: the P/D unit's TTFT includes the router hops' wall-clock cost x ${ctx.speed} (--sim-speed); it is not removed yet, so the unit's TTFT reads high against a single server's`);
+  }
+  ctx.emit({ type: 'server', ...ref, state: 'ready', pid: r.server.proc.pid, port: r.server.port });
+  return r;
+}
+
 export async function stop(ctx: RunContext, f: PlanFramework, cand: Candidate, server: LiveServer): Promise<void> {
   ctx.emit({ type: 'server', framework: f.framework, candidateId: cand.id, state: 'stopping', pid: server.proc.pid });
   await stopServer(server, ctx.graceMs);
@@ -118,6 +155,7 @@ export async function stop(ctx: RunContext, f: PlanFramework, cand: Candidate, s
   if (h?.placement && server.executor) await closeHostClient(server.executor);
   await h?.placement?.release();
   ctx.track(undefined, server.proc.pid, false);
+  for (const c of server.companions ?? []) ctx.track(undefined, c.proc.pid, false);
   ctx.emit({ type: 'server', framework: f.framework, candidateId: cand.id, state: 'stopped', pid: server.proc.pid });
 }
 

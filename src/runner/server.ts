@@ -31,6 +31,8 @@ export interface LiveServer {
   logFile?: string;
   /** The least time between TERM and KILL its engine needs (graceOf). */
   minGraceMs?: number;
+  /** A P/D unit's workers, behind this server (its router): stopped after it, in reverse start order. */
+  companions?: LiveServer[];
 }
 
 /**
@@ -276,4 +278,5 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
 export async function stopServer(s: LiveServer, graceMs: number): Promise<void> {
   await stopProc(s.proc, Math.max(graceMs, s.minGraceMs ?? 0), s.logFile);
   await s.forward.close().catch(() => undefined);
+  for (const c of [...(s.companions ?? [])].reverse()) await stopServer(c, graceMs);
 }

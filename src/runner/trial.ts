@@ -137,8 +137,9 @@ function recordStop(ctx: RunContext, stop: { framework: string; candidate: strin
   if (!list.some((x) => x.framework === stop.framework && x.candidate === stop.candidate && x.scenario === stop.scenario)) list.push(stop);
 }
 
-/** Where the candidate's server command listens when a user starts it on the host it ran on: its --port, else the framework's default. */
+/** Where the candidate's server command listens when a user starts it on the host it ran on: its --port (a P/D unit: its router's), else the framework's default. */
 function reproduceUrl(s: ScenarioRun): string {
+  if (s.cand.unit) return `http://127.0.0.1:${s.cand.unit.routerPort}`;
   return `http://127.0.0.1:${portFlag(candidateFlagsJson(s.cand)) ?? DEFAULT_PORTS[s.f.framework]}`;
 }
 

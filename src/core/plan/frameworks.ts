@@ -9,9 +9,6 @@ import type { FrameworkKey } from '../frameworks/types';
 import { isObj, type Obj } from './read-json';
 import type { Endpoint, PlanFramework, Tier } from './types';
 
-/** Why a P/D unit is listed but not measured: the runner starts one server per candidate (issue 28 adds units). */
-export const UNITS_NOT_LAUNCHED = 'P/D unit: listed and checked, not launched: this version of the runner starts one server per candidate';
-
 /** Tier 3 lists every combination, up to this many candidates per framework. */
 export const TIER3_MAX_CANDIDATES = 256;
 
@@ -86,8 +83,8 @@ export function planFrameworkEntry(check: CheckResult, sec: FrameworkSection, ro
   const reason = skipReason(fw, errors, Boolean(list), choice.endpoint);
   if (reason) Object.assign(entry, { status: 'skipped', reason });
   skipForUnknown(entry.candidates, unknownFlags(check, fw), sec.known.source === 'builtin' ? 'the built-in flag table' : sec.known.label);
+  // A P/D block with errors builds no units, and says so in the plan's warnings; checkUnits' errors come after the units are built.
   const unitErrors = errors.filter((f) => runEffect(f).kind === 'units').map((f) => f.message);
-  const unitSkip = unitErrors.length ? `the P/D block has errors: ${unitErrors.join('; ')}` : UNITS_NOT_LAUNCHED;
-  for (const c of entry.candidates) if (c.unit && !c.skip) c.skip = { reason: unitSkip, kind: 'unit' };
+  if (unitErrors.length) for (const c of entry.candidates) if (c.unit && !c.skip) c.skip = { reason: `the P/D block has errors: ${unitErrors.join('; ')}`, kind: 'unit' };
   return entry;
 }

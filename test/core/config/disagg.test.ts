@@ -9,7 +9,6 @@ import { launchGpuTotal } from '../../../src/core/candidates/gpus';
 import type { Candidate } from '../../../src/core/candidates/candidate';
 import { commandsListing } from '../../../src/core/editor/outline';
 import { readRunPlan } from '../../../src/core/plan/build';
-import { UNITS_NOT_LAUNCHED } from '../../../src/core/plan/frameworks';
 import { schemaKeysAt } from '../../../src/core/config/schema-check';
 import { completeAt } from '../../../src/core/editor/completion';
 import { hoverAt } from '../../../src/core/editor/hover';
@@ -176,11 +175,14 @@ describe('P/D units: rules', () => {
 });
 
 describe('P/D units in a plan, the listing and the schema', () => {
-  test('a plan lists the units as skipped with the reason; aggregated candidates run; GPUs are the whole unit', () => {
+  test('a plan runs the units next to the aggregated candidates; a unit error found once they are built skips the units only', () => {
     const p = readRunPlan({ text: exampleText, path: EXAMPLE });
     const sg = p.frameworks.find((f) => f.framework === 'sglang');
     assert.equal(sg?.status, 'run');
-    assert.deepEqual(sg?.candidates.map((c) => c.skip?.reason ?? 'run'), ['run', 'run', 'run', UNITS_NOT_LAUNCHED, UNITS_NOT_LAUNCHED, UNITS_NOT_LAUNCHED, UNITS_NOT_LAUNCHED]);
+    assert.deepEqual(sg?.candidates.map((c) => c.skip?.reason ?? 'run'), ['run', 'run', 'run', 'run', 'run', 'run', 'run']);
+    const clash = readRunPlan({ text: exampleText.replace('        port: 8000', '        port: 30001'), path: EXAMPLE });
+    const skips = clash.frameworks.find((f) => f.framework === 'sglang')?.candidates.map((c) => (c.skip ? c.skip.reason.slice(0, 30) : 'run'));
+    assert.deepEqual(skips, ['run', 'run', 'run', 'the P/D block has errors: sgla', 'the P/D block has errors: sgla', 'the P/D block has errors: sgla', 'the P/D block has errors: sgla']);
   });
 
   test('an error in the P/D block skips only the units, and says so', () => {

@@ -1,0 +1,105 @@
+// P/D units run as one candidate on the simulated engine: every worker and the router started from the unit's exact
+// commands, measured through the router, the whole unit's GPUs in its rows, every process gone after teardown; a unit
+// whose KV transfers fail is invalid, not a pass; a unit whose worker cannot start fails naming it, with nothing left.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { RunEvent } from '../../src/runner';
+import { cleanup, groupAlive, planYaml, runOnSim, tempDir } from '../support/runner';
+
+const SGLANG = `base_server_flags:
+  model_path: Qwen/Qwen3-8B
+  context_length: 4096
+disaggregation:
+  transfer_backend: mooncake
+  router: {policy: round_robin}
+  prefill: {workers: 1}
+  decode: {workers: 1}
+  search_space:
+    prefill.workers: [1, 2]`;
+
+const rowsOf = (rows: ReadonlyArray<Record<string, unknown>>, id: string) => rows.filter((r) => r.framework === 'sglang' && r.candidate_id === id);
+const reasonOf = (r: Record<string, unknown> | undefined): string => (typeof r?.failure_reason === 'string' ? r.failure_reason : '');
+
+describe('P/D units on the simulated engine', () => {
+  test('each unit is launched from its commands, measured through its router, charged all its GPUs, and leaves no process', { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const pids = new Map<string, Set<number>>();
+      const run = await runOnSim(planYaml({ frameworks: { sglang: SGLANG } }), {
+        outDir: path.join(dir, 'run'),
+        skipSmoke: true,
+        strategy: 'grid',
+        onEvent: (e: RunEvent) => {
+          if (e.type === 'server' && e.pid && (e.state === 'waiting' || e.state === 'ready')) {
+            const set = pids.get(e.candidateId) ?? new Set<number>();
+            set.add(e.pid);
+            pids.set(e.candidateId, set);
+          }
+        },
+      });
+      assert.equal(run.result.status, 'completed');
+      const rows = run.result.rows as unknown as Array<Record<string, unknown>>;
+      for (const [id, gpus, processes] of [['pd1', 2, 3], ['pd2', 3, 4]] as const) {
+        const mine = rowsOf(rows, id);
+        assert.ok(mine.length > 0, `no rows for ${id}`);
+        for (const r of mine) {
+          assert.equal(r.status, 'ok', `${id}: ${reasonOf(r)}`);
+          assert.equal((r.hardware as { gpu_count: number }).gpu_count, gpus);
+          assert.equal(String(r.server_command).split('\n').length, processes);
+          assert.match(String(r.benchmark_command), / --base-url http:\/\/127\.0\.0\.1:8000 /, 'the reproduce command targets the router');
+          assert.ok(((r.metrics as { completed?: number }).completed ?? 0) > 0);
+        }
+        assert.equal(pids.get(id)?.size, processes, `${id}: every process of the unit was started and tracked`);
+        for (const pid of pids.get(id) ?? []) assert.equal(groupAlive(pid), false, `${id}: process group ${pid} is still alive after teardown`);
+      }
+    } finally {
+      cleanup(dir);
+    }
+  });
+
+  test('a unit whose KV transfers all fail returns 0 output tokens: its trials are invalid, not a pass', { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const plan = planYaml({ frameworks: { sglang: SGLANG.replace('    prefill.workers: [1, 2]', '    prefill.workers: [1]') } });
+      const run = await runOnSim(plan, { outDir: path.join(dir, 'run'), skipSmoke: true, strategy: 'grid', simExtraOptions: '--sim-fault pd-transfer' });
+      const rows = run.result.rows as unknown as Array<Record<string, unknown>>;
+      const unit = rowsOf(rows, 'pd1');
+      assert.ok(unit.length > 0);
+      for (const r of unit) {
+        assert.notEqual(r.status, 'ok');
+        assert.notEqual((r.sla as { passed?: boolean } | undefined)?.passed, true, 'a unit that generated nothing must not pass');
+        assert.match(reasonOf(r), /without any output token|returned 0 output tokens/);
+      }
+      // The aggregated baseline has no transfer to fail.
+      for (const r of rowsOf(rows, 'baseline')) assert.equal(r.status, 'ok');
+    } finally {
+      cleanup(dir);
+    }
+  });
+
+  test("a unit whose decode worker cannot start fails naming that worker, and its prefill worker is stopped", { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const plan = planYaml({ frameworks: { sglang: SGLANG.replace('  decode: {workers: 1}', '  decode: {workers: 1, flags: {mem_fraction_static: 0.01}}').replace('    prefill.workers: [1, 2]', '    prefill.workers: [1]') } });
+      const pids: number[] = [];
+      const run = await runOnSim(plan, {
+        outDir: path.join(dir, 'run'),
+        skipSmoke: true,
+        strategy: 'grid',
+        onEvent: (e: RunEvent) => {
+          if (e.type === 'server' && e.candidateId === 'pd1' && e.pid && e.state === 'waiting') pids.push(e.pid);
+        },
+      });
+      const rows = run.result.rows as unknown as Array<Record<string, unknown>>;
+      const unit = rowsOf(rows, 'pd1');
+      assert.equal(unit.length, 1);
+      assert.notEqual(unit[0]?.status, 'ok');
+      assert.match(reasonOf(unit[0]), /^decode worker 0: /);
+      assert.ok(pids.length >= 1);
+      for (const pid of pids) assert.equal(groupAlive(pid), false, `process group ${pid} is still alive`);
+    } finally {
+      cleanup(dir);
+    }
+  });
+});
