@@ -117,10 +117,14 @@ function watchJobs(ctx: RunContext): void {
   });
 }
 
-/** --gpus, else the target host's own CUDA_VISIBLE_DEVICES (read through the executor: on ssh it is the host's, not ours). */
+/**
+ * --gpus, else the target host's own CUDA_VISIBLE_DEVICES (read through the executor: on ssh it is the host's, not
+ * ours): hardware.gpu_count of them, or as many as the largest P/D unit holds.
+ */
 async function requestedGpus(ctx: RunContext): Promise<number[]> {
   const visible = ctx.opts.gpus?.length ? undefined : await hostVisibleDevices(ctx.target.executor);
-  return gpuIdsOf(ctx.opts.gpus, visible, ctx.plan.hardware.gpuCount ?? 1);
+  const units = ctx.plan.frameworks.flatMap((f) => (f.status === 'run' ? f.candidates : [])).map((c) => (c.unit && !c.skip ? c.unit.gpus : 0));
+  return gpuIdsOf(ctx.opts.gpus, visible, Math.max(ctx.plan.hardware.gpuCount ?? 1, ...units));
 }
 
 async function gpuPreflight(ctx: RunContext): Promise<GpuCheck | undefined> {

@@ -45,7 +45,10 @@ async function portsOf(target: RunTarget, fw: FrameworkKey, procs: readonly Unit
 function envOf(target: RunTarget, p: UnitProcess, base: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = { ...base };
   for (const [k, v] of p.env) env[k] = v;
-  if (p.gpus.length && target.gpus?.length) env.CUDA_VISIBLE_DEVICES = p.gpus.map((g) => String(target.gpus?.[g] ?? g)).join(',');
+  if (p.gpus.length && target.gpus?.length) {
+    env.CUDA_VISIBLE_DEVICES = p.gpus.map((g) => String(target.gpus?.[g] ?? g)).join(',');
+    env.CUDA_DEVICE_ORDER = 'PCI_BUS_ID';
+  }
   return env;
 }
 
