@@ -5,7 +5,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extractSimOptions, SimOptionError } from './options';
-import { SIM_HEADER } from './http/io';
+import { HttpError, readJson, sendJson, SIM_HEADER } from './http/io';
 
 export type RouterKind = 'sglang' | 'vllm';
 
@@ -108,12 +108,6 @@ function readAll(res: IncomingMessage): Promise<string> {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, body: object): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { [SIM_HEADER]: 'true', 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
-  res.end(text);
-}
-
 /** The prefill leg's body: the same request, one token, not streamed, marked as the engine's P/D protocol asks. */
 function prefillBody(kind: RouterKind, path: string, body: Record<string, unknown>, p: Worker, room: number): Record<string, unknown> {
   const one = path === '/generate' ? { sampling_params: { ...((body.sampling_params as object | undefined) ?? {}), max_new_tokens: 1 } } : { max_tokens: 1, max_completion_tokens: 1 };
@@ -156,7 +150,9 @@ export async function startSimRouter(kind: RouterKind, argv: readonly string[], 
   const args = parseRouterArgs(kind, rest, env);
   if (portOverride !== undefined) args.port = portOverride;
   const state = new RouterState(kind, args, speed);
-  const server = createServer((req, res) => void state.handle(req, res).catch(() => res.destroy()));
+  const server = createServer((req, res) =>
+    void state.handle(req, res).catch((e: unknown) => (e instanceof HttpError && !res.headersSent ? sendJson(res, e.status, { error: e.message }) : res.destroy())),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(args.port, args.host, () => resolve());
@@ -234,7 +230,7 @@ class RouterState {
   }
 
   private async generate(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = JSON.parse(await readAll(req)) as Record<string, unknown>;
+    const body = (await readJson(req)) as Record<string, unknown>;
     const p = this.pick('prefill');
     const d = this.pick('decode');
     if (!p || !d) return sendJson(res, 503, { error: 'no healthy prefill and decode worker' });

@@ -7,7 +7,7 @@ import type { Unit } from './unit';
 /** Why a candidate will not run: a flag its CLI does not know (re-judged once the target's own --help is captured). */
 export interface CandidateSkip {
   reason: string;
-  /** `unknown-flag`: re-judged once the target's --help is captured; `unit`: the P/D block has an error, or the runner cannot launch units yet. */
+  /** `unknown-flag`: re-judged once the target's --help is captured; `unit`: the P/D block has an error, so no unit of it runs. */
   kind: 'unknown-flag' | 'unit';
 }
 

@@ -3,8 +3,9 @@
 import { disaggProfile, type DisaggProfile, type UnitRole, type WorkerSlot } from '../frameworks/disagg';
 import { frameworkSpec } from '../frameworks';
 import type { FrameworkKey } from '../frameworks/types';
-import { pyNumber, pyStr, type PyMap, type PyValue } from '../py/value';
+import { pyNumber, pyStr, type PyMap } from '../py/value';
 import type { Combination, FlagMap } from './generate';
+import { renderArgv } from './render';
 import { shlexJoin, shlexQuote, shlexSplit } from './shell';
 
 export type { UnitRole } from '../frameworks/disagg';
@@ -54,9 +55,8 @@ export interface UnitProcess {
 export interface Unit {
   transferBackend: string;
   workers: Record<UnitRole, number>;
-  /** Tensor-parallel size and GPUs of one worker of each role. */
+  /** Tensor-parallel size of one worker of each role. */
   tp: Record<UnitRole, number>;
-  gpusPerWorker: Record<UnitRole, number>;
   /** Every GPU the unit holds (all roles). */
   gpus: number;
   routerPort: number;
@@ -141,7 +141,7 @@ function routerProcess(i: UnitRenderInputs, profile: DisaggProfile, workers: Uni
   const slots = (role: UnitRole): WorkerSlot[] =>
     workers.filter((w) => w.role === role).map((w) => ({ role, index: w.index, port: w.port, ...sidePortOf(w, role) }));
   const argv = profile.routerArgv({ command: shlexSplit(r.command), host: r.host, port: r.port, policy: r.policy, prefill: slots('prefill'), decode: slots('decode'), workerHost: WORKER_HOST });
-  for (const [key, value] of r.flags) appendFlag(argv, String(key), value);
+  argv.push(...renderArgv({ serverCommand: '', model: undefined, positionalModel: false, flagStyle: 'dash', flags: r.flags as FlagMap }));
   return { role: 'router', index: 0, gpus: [], port: r.port, env: [], flags: new Map(), argv, command: commandOf([], argv) };
 }
 
@@ -152,28 +152,19 @@ function sidePortOf(w: UnitProcess, role: UnitRole): { sidePort?: number } {
   return typeof v === 'number' ? { sidePort: v } : {};
 }
 
-function appendFlag(argv: string[], key: string, value: PyValue): void {
-  if (value === null || value === false) return;
-  const name = `--${key.replaceAll('_', '-')}`;
-  if (value === true) argv.push(name);
-  else argv.push(name, pyStr(value));
-}
-
 export function renderUnit(i: UnitRenderInputs): Unit {
   const profile = disaggProfile(i.framework);
   if (!profile) throw new Error(`${i.framework} has no P/D profile`);
   const workers = layoutWorkers(i, profile);
   const router = routerProcess(i, profile, workers);
-  const first = (role: UnitRole): UnitProcess | undefined => workers.find((w) => w.role === role);
-  const shapeOf = (role: UnitRole): { gpus: number; tp: number } => {
-    const w = first(role);
-    return w ? { gpus: w.gpus.length, tp: flagGpus(i.framework, w.flags).tp } : { gpus: 0, tp: 1 };
+  const tpOf = (role: UnitRole): number => {
+    const w = workers.find((x) => x.role === role);
+    return w ? flagGpus(i.framework, w.flags).tp : 1;
   };
   return {
     transferBackend: i.disagg.transferBackend,
     workers: { prefill: workersOf(i.combo.flags, 'prefill'), decode: workersOf(i.combo.flags, 'decode') },
-    tp: { prefill: shapeOf('prefill').tp, decode: shapeOf('decode').tp },
-    gpusPerWorker: { prefill: shapeOf('prefill').gpus, decode: shapeOf('decode').gpus },
+    tp: { prefill: tpOf('prefill'), decode: tpOf('decode') },
     gpus: workers.reduce((n, w) => n + w.gpus.length, 0),
     routerPort: i.disagg.router.port,
     processes: [...workers, router],

@@ -44,16 +44,15 @@ export interface DisaggProfile {
   reserved: Record<string, string>;
   /** First port of the workers' side channels on a host. */
   sidePortBase: number;
-  /** Where the engine's own text says so: the citation shown with a reserved flag or a backend rule. */
-  source: string;
   /** Side-channel ports one worker of this parallel shape owns (they must not overlap another worker's on the host). */
   sidePorts(backend: string, tp: number, dp: number): number;
   worker(slot: WorkerSlot, backend: string, transferConfig: PyMap): WorkerAdditions;
   routerArgv(r: RouterInputs): string[];
 }
 
-const SGLANG_SRC = 'sgl-project/sglang · python/sglang/srt/arg_groups/fields/disagg.py @07a7b67c; sgl-router/py_src/sglang_router/router_args.py @083d6013';
-const VLLM_SRC = 'vllm-project/vllm · docs/features/nixl_connector_usage.md @026c83f9, vllm/config/kv_transfer.py @9dc49464; vllm-project/router · py_src/vllm_router/router_args.py @462d39dc';
+// SGLang: sglang · python/sglang/srt/arg_groups/fields/disagg.py @07a7b67c, sgl-router/py_src/sglang_router/router_args.py @083d6013.
+// vLLM: vllm · docs/features/nixl_connector_usage.md @026c83f9, vllm/config/kv_transfer.py @9dc49464; vllm-project/router ·
+// py_src/vllm_router/router_args.py @462d39dc.
 
 function routerCommon(r: RouterInputs, pdFlag: string, withBootstrap: boolean): string[] {
   const argv = [...r.command, pdFlag];
@@ -81,7 +80,6 @@ const SGLANG: DisaggProfile = {
     base_gpu_id: 'each worker sees only its own GPUs (CUDA_VISIBLE_DEVICES)',
   },
   sidePortBase: 8998,
-  source: SGLANG_SRC,
   sidePorts: () => 1,
   worker(slot, backend) {
     const flags: Array<[string, PyValue]> = [
@@ -109,7 +107,6 @@ const VLLM: DisaggProfile = {
     kv_transfer_config: 'set disaggregation.transfer_backend and disaggregation.transfer_config',
   },
   sidePortBase: 5600,
-  source: VLLM_SRC,
   // NIXL: base + dp_rank per worker; Mooncake: base + data_parallel_index x tp_size (mooncake_connector.py @5c512330).
   sidePorts: (backend, tp, dp) => (backend === 'mooncake' ? tp * dp : dp),
   worker(slot, backend, transferConfig) {
