@@ -17,6 +17,7 @@ import type { ResultRow, RowStatus } from '../core/results/rows';
 import { evaluateSla, type SlaVerdict } from '../core/results/sla';
 import { rowSlaBlock, type SlaReading } from '../core/sla/limits';
 import { unmeasuredFloor, type TtftFloor } from './ttft-floor';
+import type { PdSplitBlock } from './pd-split';
 
 /** What every row of a run shares. */
 export interface RowContext {
@@ -226,6 +227,8 @@ export interface MeasuredRowInput {
   cachePolicy?: CachePolicy;
   /** A simulated server's TTFT floor (its launch's probe): removed from TTFT and E2E as it says, recorded as `ttft_floor`. */
   ttftFloor?: TtftFloor;
+  /** A simulated P/D unit: the router's split of the trial's modelled TTFTs, recorded as `pd_split`. */
+  pdSplit?: PdSplitBlock;
 }
 
 /** How a trial avoided prefix-cache hits from earlier trials: the server's flush route, a restart, prompts never sent before, or nothing. */
@@ -247,6 +250,7 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   const floor = i.ttftFloor ?? (row.simulated ? unmeasuredFloor(speed, 'the launch was not probed') : undefined);
   const removed = floor?.removed_ms ?? 0;
   if (floor) Object.assign(row, { ttft_floor: floor });
+  if (i.pdSplit) Object.assign(row, { pd_split: i.pdSplit });
   if (i.metrics) row.metrics = metricsBlock(i.metrics, speed, removed);
   if (row.metrics && i.pace) Object.assign(row.metrics, { offered_request_rate: i.pace.offered, completion_request_rate: i.pace.kept });
   if (i.validity) Object.assign(row, { validity: i.validity });

@@ -17,6 +17,7 @@ import { judge, measuredRow, metricsBlock, placedRowContext, type RowTrial } fro
 import { inversionOf, logNotesSince, logSize, paceOf, settleFlush, validityOf, type RoundPoint, type Validity } from './trial-checks';
 import { failureOf, type LiveServer } from './server';
 import { floorOf, removedOf, withFloorProbe } from './ttft-floor';
+import { pdSplitOf, withPdSplit } from './pd-split';
 import type { TrialRef } from './types';
 import type { Workload } from '../core/workload';
 
@@ -317,14 +318,15 @@ async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settin
   const needsKey = [s.f.framework, s.cand.id, s.sc.name].join('\u0000');
   let factor = startFactor(ctx, needsKey, settings.wallRate, ref.mode);
   let workload = ctx.workloads.for(s.sc, set, factor);
-  // On a simulated server the TTFT floor is probed beside the trial, under its load (ttft-floor.ts).
+  // On a simulated server the TTFT floor is probed beside the trial, under its load (ttft-floor.ts); on a simulated
+  // P/D unit the router's split of its TTFT is read around it too (pd-split.ts).
   const once = () =>
-    withFloorProbe(s.server, speed, ctx.plan.sla?.limits, () => runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settings, {
+    withPdSplit(s.server, () => withFloorProbe(s.server, speed, ctx.plan.sla?.limits, () => runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settings, {
       signal: ctx.signal,
       onConnectionLost: (fn) => (s.server.executor ?? ctx.target.executor).onConnectionLost((e) => fn(e.message)),
       onProgress: (p: BenchProgress) =>
         ctx.emit({ type: 'trial-progress', ...ref, total: p.total, completed: p.completed, failed: p.failed, inFlight: p.inFlight, elapsedS: p.elapsedS, requestsPerS: p.requestsPerS / speed, outputTokensPerS: p.outputTokensPerS / speed, ttftMsP50: t(p.ttftMsP50), tpotMsP50: t(p.tpotMsP50) }),
-    }));
+    })));
   // Only a trial whose latencies meet the SLA says what this scenario needs (a saturated one's E2E is its queue).
   const remember = (o: TrialOutcome) => {
     if (o.kind === 'done' && passesSla(ctx, o.result, true, false, removedOf(s.server))) ctx.trialNeeds.set(needsKey, needsOf(o.result));
@@ -425,6 +427,7 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     numPrompts: workload.rows.length,
     simulatedServer: s.server.simulated,
     ...(floorOf(s.server) ? { ttftFloor: floorOf(s.server) } : {}),
+    ...(pdSplitOf(s.server) ? { pdSplit: pdSplitOf(s.server) } : {}),
     // The idle forward's figures describe a measurement only when it went through the forward.
     ...(s.server.transport && placed.placement === 'forward' ? { transport: s.server.transport } : {}),
     clientPlacement: result ? { ...placed, workers: result.client.workers } : placed,

@@ -130,6 +130,7 @@ export class SimEngine {
   /** The request reaches the scheduler once its KV has arrived (unless it was aborted meanwhile); its prompt is then preloaded. */
   private afterTransfer(r: SimRequest, replica: Scheduler, seconds: number): void {
     r.preloaded = true;
+    r.receivedAt = this.clock.now();
     const go = (): void => {
       if (r.state !== 'waiting') return;
       if (!replica.stopped) return replica.submit(r);

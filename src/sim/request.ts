@@ -34,6 +34,10 @@ export class SimRequest {
   arrivalAt = 0;
   firstAt = NaN;
   doneAt = NaN;
+  /** When a step first scheduled it (simulated seconds): queueing ends here. */
+  startedAt = NaN;
+  /** A P/D decode worker's request: when it reached this worker, before its KV transfer (arrivalAt is when the KV landed). */
+  receivedAt = NaN;
   admittedOnce = false;
   /** Finish with `stop` even at maxNew (the output faults: a server that ends answers wrongly). */
   forceStop = false;

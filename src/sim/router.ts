@@ -6,6 +6,8 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { extractSimOptions, SimOptionError } from './options';
 import { HttpError, readJson, sendJson, SIM_HEADER } from './http/io';
+import { noteTtfts, sendTtfts, TIMING_HEADER, TTFTS_PATH } from './http/ttft-report';
+import { PD_SPLIT_PATH, SplitAccount, splitOf, TimingTap, timingIn } from './pd-timing';
 
 export type RouterKind = 'sglang' | 'vllm';
 
@@ -88,10 +90,12 @@ interface Upstream {
   res: IncomingMessage;
 }
 
+/** A leg to a worker, always asking for its modelled times (the router's TTFT account and split need them). */
 function post(url: string, path: string, body: object, signal: AbortSignal): Promise<Upstream> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const req = httpRequest(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }, signal }, (res) =>
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [TIMING_HEADER]: '1' };
+    const req = httpRequest(`${url}${path}`, { method: 'POST', headers, signal }, (res) =>
       resolve({ status: res.statusCode ?? 502, headers: res.headers, res }),
     );
     req.on('error', reject);
@@ -135,13 +139,11 @@ export interface SimRouter {
 
 /** Starts the router: workers register in the background, as sgl-router's and vllm-router's do. */
 export async function startSimRouter(kind: RouterKind, argv: readonly string[], env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<SimRouter> {
-  let speed = 1;
   let rest: string[];
   let portOverride: number | undefined;
   try {
     const o = extractSimOptions(argv, env);
     rest = o.rest;
-    speed = o.options.speed;
     portOverride = o.options.port;
   } catch (e) {
     if (e instanceof SimOptionError) throw new RouterUsageError(e.message);
@@ -149,7 +151,7 @@ export async function startSimRouter(kind: RouterKind, argv: readonly string[], 
   }
   const args = parseRouterArgs(kind, rest, env);
   if (portOverride !== undefined) args.port = portOverride;
-  const state = new RouterState(kind, args, speed);
+  const state = new RouterState(kind, args);
   const server = createServer((req, res) =>
     void state.handle(req, res).catch((e: unknown) => (e instanceof HttpError && !res.headersSent ? sendJson(res, e.status, { error: e.message }) : res.destroy())),
   );
@@ -168,11 +170,11 @@ class RouterState {
   private next: Record<'prefill' | 'decode', number> = { prefill: 0, decode: 0 };
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly splits = new SplitAccount();
 
   constructor(
     readonly kind: RouterKind,
     readonly args: RouterArgs,
-    readonly speed: number,
   ) {}
 
   /** Polls each worker's /health until every one answers (the router's background worker initialisation). */
@@ -204,13 +206,16 @@ class RouterState {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (req.method === 'GET') return this.status(path, res);
+    if (req.method === 'GET') return this.status(path, req, res);
     if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions' || path === '/generate')) return this.generate(path, req, res);
     sendJson(res, 404, { error: `no route ${req.method ?? ''} ${path}` });
   }
 
-  private async status(path: string, res: ServerResponse): Promise<void> {
+  private async status(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const ws = this.args.workers;
+    // The unit's modelled TTFTs and their split, for the runner (the simulator's own routes; no real router has them).
+    if (path === TTFTS_PATH && req.headers[TIMING_HEADER] === '1') return sendTtfts(this, req.url ?? path, res);
+    if (path === PD_SPLIT_PATH && req.headers[TIMING_HEADER] === '1') return this.splits.send(req.url ?? path, res);
     const count = (role: string): number => ws.filter((w) => w.role === role && w.healthy).length;
     if (path === '/health' || path === '/liveness') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readiness') {
@@ -229,6 +234,7 @@ class RouterState {
     res.end(up.text);
   }
 
+  /** A generation request, prefill leg then decode leg; the decode leg's answer goes back as the worker gave it. */
   private async generate(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = (await readJson(req)) as Record<string, unknown>;
     const p = this.pick('prefill');
@@ -237,21 +243,30 @@ class RouterState {
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const room = Math.floor(Math.random() * 2 ** 53);
-    const t0 = performance.now();
     const pre = await post(p.url, path, prefillBody(this.kind, path, body, p, room), abort.signal);
     const preText = await readAll(pre.res);
     if (pre.status !== 200) {
       res.writeHead(pre.status, { [SIM_HEADER]: 'true', 'content-type': 'application/json' });
       return void res.end(preText);
     }
-    // The prefill leg's modelled duration (wall time x the simulator's speed), for the rows' TTFT split.
-    const prefillS = ((performance.now() - t0) / 1000) * this.speed;
+    const prefill = timingIn(preText);
     const dec = await post(d.url, path, decodeBody(this.kind, body, p, room), abort.signal);
-    const headers: Record<string, string> = { [SIM_HEADER]: 'true', 'x-autobench-pd-prefill-s': prefillS.toFixed(6) };
+    const headers: Record<string, string> = { [SIM_HEADER]: 'true' };
     for (const k of ['content-type', 'cache-control']) if (typeof dec.headers[k] === 'string') headers[k] = dec.headers[k];
+    // A client that asked for modelled times (the TTFT-floor probe) reads its arrival in the decode worker's clock,
+    // moved back by the prefill leg's modelled time, so first token - arrival is the unit's modelled TTFT.
+    const clientTiming = req.headers[TIMING_HEADER] === '1';
+    const arrival = Number(dec.headers['x-autobench-sim-arrival']);
+    if (clientTiming && prefill && Number.isFinite(arrival)) headers['x-autobench-sim-arrival'] = String(arrival - (prefill.first_token - prefill.arrival));
     res.writeHead(dec.status, headers);
     res.flushHeaders();
-    dec.res.pipe(res);
+    const tap = new TimingTap(String(dec.headers['content-type'] ?? '').includes('event-stream'), !clientTiming, (decode) => {
+      const split = prefill && splitOf(prefill, decode);
+      if (!split) return;
+      this.splits.note(split);
+      noteTtfts(this, [{ request: { arrivalAt: 0, firstAt: split.ttft_ms / 1000 } }]);
+    });
+    dec.res.pipe(tap).pipe(res);
   }
 }
 

@@ -238,6 +238,7 @@ export class Scheduler {
     if (this.jitter) dur *= this.jitter.next();
     // While catching up, a step may be planned at a simulated time before a request it admits arrived.
     for (const r of plan.admitted) if (r.arrivalAt > at) at = r.arrivalAt;
+    for (const r of plan.admitted) if (Number.isNaN(r.startedAt)) r.startedAt = at;
     this.plan = plan;
     this.stepEnd = at + dur;
     this.stats.busySeconds += dur;

@@ -49,7 +49,13 @@ describe('P/D units on the simulated engine', () => {
           assert.equal(String(r.server_command).split('\n').length, processes);
           assert.match(String(r.benchmark_command), / --base-url http:\/\/127\.0\.0\.1:8000 /, 'the reproduce command targets the router');
           assert.ok(((r.metrics as { completed?: number }).completed ?? 0) > 0);
+          // The router's split of the modelled TTFT, and a floor probed through the router, on every unit row.
+          const split = r.pd_split as { samples: number; p50: Record<string, number> } | undefined;
+          assert.ok(split && split.samples > 0, `${id}: no pd_split`);
+          assert.ok(split.p50.prefill_ms > 0 && split.p50.transfer_ms > 0 && split.p50.first_decode_ms > 0, JSON.stringify(split.p50));
+          assert.notEqual((r.ttft_floor as { action: string }).action, 'unmeasured', JSON.stringify(r.ttft_floor));
         }
+        for (const r of rowsOf(rows, 'baseline')) assert.equal(r.pd_split, undefined, 'an aggregated server has no split');
         assert.equal(pids.get(id)?.size, processes, `${id}: every process of the unit was started and tracked`);
         for (const pid of pids.get(id) ?? []) assert.equal(groupAlive(pid), false, `${id}: process group ${pid} is still alive after teardown`);
       }

@@ -53,7 +53,7 @@ describe('simulated P/D router and workers', () => {
     const r = await postJson(`${router.url}/v1/completions`, { model: MODEL, prompt: longPrompt(3000), max_tokens: 16, ignore_eos: true });
     assert.equal(r.status, 200);
     assert.equal(usage(r.json).completion_tokens, 16);
-    assert.ok(Number(r.headers.get('x-autobench-pd-prefill-s')) > 0);
+    assert.ok(!JSON.stringify(r.json).includes('autobench_sim'), 'the modelled times the router read are not passed on');
     const ps = p.engine.stats();
     const ds = d.engine.stats();
     assert.equal(ps.generatedTokens, 1, 'the prefill leg samples one token');
@@ -76,6 +76,37 @@ describe('simulated P/D router and workers', () => {
     // The same worker answers a request that carries no transferred KV.
     const direct = await postJson(`${d.url}/v1/completions`, { model: MODEL, prompt: 'hello there', max_tokens: 8, ignore_eos: true });
     assert.equal(usage(direct.json).completion_tokens, 8);
+  });
+
+  test("the router splits each request's modelled TTFT into prefill queue, prefill, transfer, decode queue and first decode", async () => {
+    const p = keep(await sglangWorker('prefill', ['--disaggregation-transfer-backend', 'mooncake']));
+    const d = keep(await sglangWorker('decode', ['--disaggregation-transfer-backend', 'mooncake']));
+    const router = keep(await startSimRouter('sglang', ['--pd-disaggregation', '--prefill', p.url, '8998', '--decode', d.url, '--port', '0', '--host', '127.0.0.1'], {}, quiet));
+    await waitReady(router);
+    const timing = { 'x-autobench-sim-timing': '1' };
+    const mark = (await (await fetch(`${router.url}/autobench/sim/pd-split?after=0`, { headers: timing })).json()) as { seq: number };
+    assert.equal(mark.seq, 0);
+    // A streamed request as the load client sends it: no modelled times reach it.
+    const streamed = await fetch(`${router.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, prompt: longPrompt(3000), max_tokens: 4, ignore_eos: true, stream: true }) });
+    const text = await streamed.text();
+    assert.ok(text.includes('[DONE]') && !text.includes('autobench_sim'), text.slice(0, 300));
+    // The probe's request (timing header): first token - arrival reads the unit's modelled TTFT.
+    const probed = await fetch(`${router.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...timing }, body: JSON.stringify({ model: MODEL, prompt: longPrompt(3000), max_tokens: 2, stream: true, ignore_eos: true }) });
+    const arrival = Number(probed.headers.get('x-autobench-sim-arrival'));
+    const first = Number(/"autobench_sim_time":([0-9.]+)/.exec(await probed.text())?.[1]);
+    const got = (await (await fetch(`${router.url}/autobench/sim/pd-split?after=0`, { headers: timing })).json()) as { seq: number; split: Array<Record<string, number>> };
+    assert.equal(got.seq, 2);
+    const [a, b] = got.split as [Record<string, number>, Record<string, number>];
+    const expectTransfer = kvTransferSeconds(d.config, 3000) * 1000;
+    assert.ok(Math.abs((a.transfer_ms as number) - expectTransfer) < 0.5, `transfer ${a.transfer_ms} ms, modelled ${expectTransfer} ms`);
+    assert.ok((a.prefill_ms as number) > 10 * (a.first_decode_ms as number), JSON.stringify(a));
+    const parts = ['prefill_queue_ms', 'prefill_ms', 'transfer_ms', 'decode_queue_ms', 'first_decode_ms'].reduce((x, k) => x + (b[k] as number), 0);
+    assert.ok(Math.abs(parts - (b.ttft_ms as number)) < 0.01);
+    assert.ok(Math.abs((first - arrival) * 1000 - (b.ttft_ms as number)) < 0.5, `probe read ${(first - arrival) * 1000} ms, split says ${b.ttft_ms} ms`);
+    const ttfts = (await (await fetch(`${router.url}/autobench/sim/ttfts?after=1`, { headers: timing })).json()) as { seq: number; ttft_ms: number[] };
+    assert.deepEqual(ttfts, { seq: 2, ttft_ms: [b.ttft_ms] });
+    // Without the header the simulator's own routes are not there, as on a real router.
+    assert.notEqual((await fetch(`${router.url}/autobench/sim/pd-split`)).status, 200);
   });
 
   test('vLLM NIXL workers (kv_both) behind vllm-router: kv_transfer_params mark the decode leg', async () => {

@@ -207,9 +207,13 @@ export function abortOnClose(ctx: ServerContext, res: ServerResponse, jobs: Job[
   });
 }
 
-/** The modelled times of a request, for `--sim-debug-timing` responses. */
-export function simTiming(r: SimRequest): { arrival: number; first_token: number; finish: number } {
-  return { arrival: r.arrivalAt, first_token: r.firstAt, finish: r.doneAt };
+/**
+ * The modelled times of a request, for `--sim-debug-timing` responses and the timing header: arrival, first scheduled,
+ * first token, finish, and on a P/D decode worker when the request came in before its KV transfer (simulated seconds;
+ * null when not reached yet).
+ */
+export function simTiming(r: SimRequest): { arrival: number; admitted: number; first_token: number; finish: number; received?: number } {
+  return { arrival: r.arrivalAt, admitted: r.startedAt, first_token: r.firstAt, finish: r.doneAt, ...(Number.isFinite(r.receivedAt) ? { received: r.receivedAt } : {}) };
 }
 
 /** The error-rate fault's HTTP 500: refused before any output, in the framework's error body. */

@@ -32,6 +32,8 @@ interface Item {
   finish: FinishReason | null;
   /** The error-rate fault cuts the response once this many tokens are out (Infinity: never). */
   cutAt: number;
+  /** Its modelled times went out (timing header only). */
+  timed?: boolean;
 }
 
 function finishInfo(it: Item): string {
@@ -41,12 +43,15 @@ function finishInfo(it: Item): string {
   return `{"type":"length","length":${it.generated}}`;
 }
 
-function metaJson(it: Item, r: SimRequest, started: number): string {
+function metaJson(it: Item, r: SimRequest, started: number, timing = false): string {
   const e2e = it.finish ? `,"e2e_latency":${((performance.now() - started) / 1000).toFixed(6)}` : '';
-  return `{"id":${JSON.stringify(it.rid)},"finish_reason":${finishInfo(it)},"prompt_tokens":${it.promptLen},"completion_tokens":${it.generated},"cached_tokens":${r.cachedTokens}${e2e}}`;
+  // With the timing header, the first token's chunk carries the request's modelled times (as the OpenAI routes do).
+  const t = timing && !it.timed ? `,"autobench_sim_timing":${JSON.stringify(simTiming(r))}` : '';
+  if (timing) it.timed = true;
+  return `{"id":${JSON.stringify(it.rid)},"finish_reason":${finishInfo(it)},"prompt_tokens":${it.promptLen},"completion_tokens":${it.generated},"cached_tokens":${r.cachedTokens}${e2e}${t}}`;
 }
 
-export function handleGenerate(ctx: ServerContext, _req: IncomingMessage, res: ServerResponse, raw: unknown): void {
+export function handleGenerate(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, raw: unknown): void {
   const body = requireObject(raw);
   let prompts: number[][];
   let batch = false;
@@ -66,6 +71,7 @@ export function handleGenerate(ctx: ServerContext, _req: IncomingMessage, res: S
   const sp = body.sampling_params ?? {};
   if (!isObject(sp)) throw new HttpError(400, 'sampling_params must be an object.', 'sampling_params');
   const stream = optBool(body, 'stream') ?? false;
+  const timing = stream && req.headers['x-autobench-sim-timing'] === '1';
   if (stream && batch) throw new HttpError(400, 'Streaming a batch of prompts is not supported by the simulated engine.');
   const requested = optInt(sp, 'max_new_tokens', 0) ?? 128;
   const ignoreEos = optBool(sp, 'ignore_eos') ?? false;
@@ -97,7 +103,7 @@ export function handleGenerate(ctx: ServerContext, _req: IncomingMessage, res: S
         output_ids: ids,
         meta_info: {
           ...(JSON.parse(metaJson(it, r, started)) as object),
-          ...(ctx.config.options.debugTiming ? { autobench_sim_timing: simTiming(r) } : {}),
+          ...(ctx.config.options.debugTiming || req.headers['x-autobench-sim-timing'] === '1' ? { autobench_sim_timing: simTiming(r) } : {}),
         },
       };
     });
@@ -123,7 +129,7 @@ export function handleGenerate(ctx: ServerContext, _req: IncomingMessage, res: S
     if (stream) {
       // Each chunk carries the whole text so far, as SGLang's native stream does.
       it.text += outputText(r.seed, from, count);
-      out.write(`data: {"text":"${it.text}","meta_info":${metaJson(it, r, started)}}\n\n`);
+      out.write(`data: {"text":"${it.text}","meta_info":${metaJson(it, r, started, timing)}}\n\n`);
       if (finish) out.end('data: [DONE]\n\n');
       return;
     }

@@ -36,6 +36,8 @@ interface Choice {
   roleSent: boolean;
   /** The error-rate fault cuts the response once this many tokens are out (Infinity: never). */
   cutAt: number;
+  /** Its modelled times went out (with the first token's chunk, when timing was asked for). */
+  timed?: boolean;
 }
 
 function modelFor(ctx: ServerContext, body: Record<string, unknown>): string {
@@ -150,8 +152,10 @@ class OpenAiReply {
   private tailFor(c: Choice, r: SimRequest, finish: FinishReason | null, at: number): string {
     const f = finish ? `"${finish}"` : 'null';
     let usage = this.p.continuous ? `,"usage":${this.usageFor(c, r)}` : this.p.includeUsage ? ',"usage":null' : '';
-    // Benchmarks of the simulator itself compare arrival times with the modelled step times.
-    if (this.debugTiming) usage += `,"autobench_sim_time":${at.toFixed(6)}`;
+    // Benchmarks of the simulator itself compare arrival times with the modelled step times; the first token's chunk
+    // also carries the request's modelled times (the simulated P/D router splits a unit's TTFT by them).
+    if (this.debugTiming) usage += `,"autobench_sim_time":${at.toFixed(6)}${c.timed ? '' : `,"autobench_sim_timing":${JSON.stringify(simTiming(r))}`}`;
+    if (this.debugTiming) c.timed = true;
     return this.chat ? `"},"logprobs":null,"finish_reason":${f}}]${usage}}\n\n` : `","logprobs":null,"finish_reason":${f},"stop_reason":null}]${usage}}\n\n`;
   }
 
@@ -281,7 +285,9 @@ export function handleOpenAi(ctx: ServerContext, req: IncomingMessage, res: Serv
   abortOnClose(ctx, res, reply.jobs);
   if (params.stream) {
     const rid = req.headers['x-request-id'];
-    const arrival: Record<string, string> = timing && reply.jobs[0] ? { 'x-autobench-sim-arrival': String(reply.jobs[0].request.arrivalAt) } : {};
+    const r0 = reply.jobs[0]?.request;
+    // A P/D decode worker's request arrives (modelled) when its KV lands; its TTFT counts from when it came in.
+    const arrival: Record<string, string> = timing && r0 ? { 'x-autobench-sim-arrival': String(Number.isFinite(r0.receivedAt) ? r0.receivedAt : r0.arrivalAt) } : {};
     res.writeHead(200, baseHeaders({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...(typeof rid === 'string' ? { 'x-request-id': rid } : {}), ...arrival }));
     // Send headers now: clients time the first byte from here.
     res.flushHeaders();

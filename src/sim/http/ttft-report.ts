@@ -6,7 +6,7 @@ import { sendJson } from './io';
 
 /** What is read of a job: its request's modelled arrival and first-token times (jobs.ts Job; not imported: jobs.ts calls us). */
 interface Timed {
-  request: { arrivalAt: number; firstAt: number };
+  request: { arrivalAt: number; firstAt: number; receivedAt?: number };
 }
 
 export const TTFTS_PATH = '/autobench/sim/ttfts';
@@ -34,8 +34,10 @@ export function noteTtfts(ctx: object, jobs: readonly Timed[]): void {
   const a = accountOf(ctx);
   for (const j of jobs) {
     const r = j.request;
-    if (!Number.isFinite(r.firstAt) || !Number.isFinite(r.arrivalAt)) continue;
-    a.ttfts.push((r.firstAt - r.arrivalAt) * 1000);
+    // A P/D decode worker's request counts from when it came in, its KV transfer included.
+    const from = Number.isFinite(r.receivedAt) ? (r.receivedAt as number) : r.arrivalAt;
+    if (!Number.isFinite(r.firstAt) || !Number.isFinite(from)) continue;
+    a.ttfts.push((r.firstAt - from) * 1000);
     a.seq++;
   }
   // Trimmed in bulk, so a long run pays for it once per KEEP requests.
