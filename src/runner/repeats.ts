@@ -66,8 +66,9 @@ export function inQuestion(v: ScenarioVerdict): CandidateScore[] {
  * each, in the same rounds as the contenders.
  */
 function oneLaunchClose(v: ScenarioVerdict, top: CandidateScore): CandidateScore[] {
-  const reach = (c: CandidateScore): number => (c.lowestFail ?? c.interval[1]) * (1 + DECISION_MARGIN);
-  return v.ranked.filter((c) => c !== top && !v.ties.includes(c) && searched(c) && (c.launches?.length ?? 0) < 2 && reach(c) >= top.score);
+  // Under the verdict's objective (value = req/s / per): a rate reaches value rate / per.
+  const reach = (c: CandidateScore): number => ((c.lowestFail ?? c.interval[1]) / (c.per ?? 1)) * (1 + DECISION_MARGIN);
+  return v.ranked.filter((c) => c !== top && !v.ties.includes(c) && searched(c) && (c.launches?.length ?? 0) < 2 && reach(c) >= top.value);
 }
 
 const keyOf = (c: { framework: string; candidate: string }): string => `${c.framework} ${c.candidate}`;
@@ -85,7 +86,7 @@ export function inQuestionRunWide(v: ScenarioVerdict, framework: string, overall
   const group = new Set([overall.winner, ...(overall.outcome === 'undecided' ? overall.ties : [])].map(keyOf));
   const kept = local.filter((c) => group.has(keyOf(c)));
   const extra = overall.outcome === 'undecided' ? v.ranked.filter((c) => c.framework === framework && group.has(keyOf(c)) && searched(c) && !kept.includes(c)) : [];
-  return [...kept, ...extra].sort((a, b) => b.score - a.score);
+  return [...kept, ...extra].sort((a, b) => b.value - a.value);
 }
 
 /**
@@ -95,10 +96,10 @@ export function inQuestionRunWide(v: ScenarioVerdict, framework: string, overall
  * the demo's summarization ended undecided at 17 launches against 1 (2026-12-06).
  */
 export function roundContenders(question: readonly CandidateScore[], k: number, first?: (c: CandidateScore) => boolean): CandidateScore[] {
-  const [lead, ...rest] = [...question].sort((a, b) => b.score - a.score || Number(first?.(b)) - Number(first?.(a)));
+  const [lead, ...rest] = [...question].sort((a, b) => b.value - a.value || Number(first?.(b)) - Number(first?.(a)));
   if (!lead) return [];
   const n = (c: CandidateScore): number => c.launches?.length ?? 1;
-  rest.sort((a, b) => n(a) - n(b) || b.score - a.score || Number(first?.(b)) - Number(first?.(a)));
+  rest.sort((a, b) => n(a) - n(b) || b.value - a.value || Number(first?.(b)) - Number(first?.(a)));
   return [lead, ...rest].slice(0, k);
 }
 
@@ -111,7 +112,7 @@ export function repeatStart(s: CandidateScore, rate: number): number {
 export function finalists(ctx: RunContext, f: PlanFramework, k: number, runWide?: readonly PlanFramework[]): Map<Candidate, RepeatPoint[]> {
   const work = frameworkWork(ctx, [f], true);
   const settings = ctx.plan.bench.verdict;
-  const vs = { minEffect: settings?.minEffect, alpha: settings?.alpha, maxRepeats: settings?.maxRepeats };
+  const vs = { minEffect: settings?.minEffect, alpha: settings?.alpha, maxRepeats: settings?.maxRepeats, objective: settings?.objective, ...(settings?.cost ? { cost: settings.cost } : {}) };
   // Adaptive: every framework's rows as well, read afresh each round (frameworks repeat side by side).
   const all = runWide ? frameworkWork(ctx, runWide, true) : undefined;
   const out = new Map<Candidate, RepeatPoint[]>();

@@ -18,6 +18,7 @@ import { evaluateSla, type SlaVerdict } from '../core/results/sla';
 import { rowSlaBlock, type SlaReading } from '../core/sla/limits';
 import { unmeasuredFloor, type TtftFloor } from './ttft-floor';
 import type { PdSplitBlock } from './pd-split';
+import type { EnergyBlock } from './energy';
 
 /** What every row of a run shares. */
 export interface RowContext {
@@ -113,6 +114,7 @@ function baseRow(ctx: RowContext, fw: FrameworkKey, cand: Candidate | undefined,
       endpoint: ctx.plan.bench.endpoint,
     },
     ...(cand ? { server_command: cand.command, server_flags: candidateFlagsJson(cand) } : {}),
+    ...(cand?.unit ? { pd_unit: { transfer_backend: cand.unit.transferBackend, prefill_workers: cand.unit.workers.prefill, decode_workers: cand.unit.workers.decode, prefill_tp: cand.unit.tp.prefill, decode_tp: cand.unit.tp.decode, gpus: cand.unit.gpus } } : {}),
     ...(ctx.multiNodeCommand ? { multi_node_command: ctx.multiNodeCommand } : {}),
     simulated: ctx.simulated,
     smoke: false,
@@ -229,6 +231,8 @@ export interface MeasuredRowInput {
   ttftFloor?: TtftFloor;
   /** A simulated P/D unit: the router's split of the trial's modelled TTFTs, recorded as `pd_split`. */
   pdSplit?: PdSplitBlock;
+  /** The trial's energy (modelled on the simulator, nvidia-smi on GPUs), recorded as `energy`. */
+  energy?: EnergyBlock;
 }
 
 /** How a trial avoided prefix-cache hits from earlier trials: the server's flush route, a restart, prompts never sent before, or nothing. */
@@ -251,6 +255,7 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   const removed = floor?.removed_ms ?? 0;
   if (floor) Object.assign(row, { ttft_floor: floor });
   if (i.pdSplit) Object.assign(row, { pd_split: i.pdSplit });
+  if (i.energy) Object.assign(row, { energy: i.energy });
   if (i.metrics) row.metrics = metricsBlock(i.metrics, speed, removed);
   if (row.metrics && i.pace) Object.assign(row.metrics, { offered_request_rate: i.pace.offered, completion_request_rate: i.pace.kept });
   if (i.validity) Object.assign(row, { validity: i.validity });

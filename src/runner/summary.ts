@@ -77,7 +77,7 @@ export function buildRunReport(i: SummaryInput): ReportModel {
 
 function candidateJson(model: ReportModel, c: VerdictCandidate): Record<string, unknown> {
   const row = model.candidates[c.row];
-  return { framework: c.framework, candidate: c.candidate, req_per_s: c.score, interval: c.interval, interval_kind: c.interval_kind ?? null, basis: c.basis, launches: c.launches ?? 1, capacities: c.capacities ?? null, repeats: c.repeats, repeats_passed: c.repeatsPassed, server_command: row?.serverCommand ?? null };
+  return { framework: c.framework, candidate: c.candidate, req_per_s: c.score, interval: c.interval, interval_kind: c.interval_kind ?? null, basis: c.basis, launches: c.launches ?? 1, capacities: c.capacities ?? null, repeats: c.repeats, repeats_passed: c.repeatsPassed, gpus: c.gpus ?? null, req_per_s_per_gpu: c.per_gpu ?? null, usd_per_m_output_tokens: c.usd_per_m_output_tokens ?? null, j_per_output_token: c.j_per_output_token ?? null, ...(c.value !== undefined ? { objective_value: c.value } : {}), server_command: row?.serverCommand ?? null };
 }
 
 /** A scenario's verdict as summary.json carries it: the outcome, the effect and its interval, the launches. */
@@ -85,6 +85,7 @@ function scenarioJson(model: ReportModel, v: ReportModel['verdicts'][number]): R
   return {
     scenario: v.scenario,
     outcome: v.outcome ?? (v.decided ? 'winner' : v.winner ? 'undecided' : 'none'),
+    objective: v.objective ?? 'throughput',
     decided: v.decided,
     winner: v.winner ? candidateJson(model, v.winner) : null,
     effect: v.effect ?? null,

@@ -18,6 +18,7 @@ import { inversionOf, logNotesSince, logSize, paceOf, settleFlush, validityOf, t
 import { failureOf, type LiveServer } from './server';
 import { floorOf, removedOf, withFloorProbe } from './ttft-floor';
 import { pdSplitOf, withPdSplit } from './pd-split';
+import { energyOf, withEnergy, type EnergyPlace } from './energy';
 import type { TrialRef } from './types';
 import type { Workload } from '../core/workload';
 
@@ -300,6 +301,16 @@ export async function warmUpAt(ctx: RunContext, s: ScenarioRun, rate: number | '
   return outcome.kind === 'cancelled' ? 'cancelled' : workload.rows.length;
 }
 
+/**
+ * Where a trial's GPU power is sampled: the launch's host, on the GPUs it holds (the run's ids; a P/D unit's slots map
+ * onto the first of them); a Slurm job's node: every GPU it shows.
+ */
+function energyPlace(ctx: RunContext, s: ScenarioRun): EnergyPlace {
+  const held = s.cand.unit ? ctx.target.gpus?.slice(0, s.cand.unit.gpus) : ctx.target.gpus;
+  const gpus = s.server.executor ? undefined : held?.map(String);
+  return { executor: s.server.executor ?? ctx.target.executor, ...(gpus?.length ? { gpus } : {}) };
+}
+
 /** A trial invalid only because of the measuring machine (client-bound, host-bound) is measured again this many times. */
 export const MAX_REMEASURE = 2;
 /** Prompt sets of re-measurements: never a set an earlier trial on that server sent. */
@@ -321,12 +332,12 @@ async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settin
   // On a simulated server the TTFT floor is probed beside the trial, under its load (ttft-floor.ts); on a simulated
   // P/D unit the router's split of its TTFT is read around it too (pd-split.ts).
   const once = () =>
-    withPdSplit(s.server, () => withFloorProbe(s.server, speed, ctx.plan.sla?.limits, () => runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settings, {
+    withEnergy(s.server, energyPlace(ctx, s), () => withPdSplit(s.server, () => withFloorProbe(s.server, speed, ctx.plan.sla?.limits, () => runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settings, {
       signal: ctx.signal,
       onConnectionLost: (fn) => (s.server.executor ?? ctx.target.executor).onConnectionLost((e) => fn(e.message)),
       onProgress: (p: BenchProgress) =>
         ctx.emit({ type: 'trial-progress', ...ref, total: p.total, completed: p.completed, failed: p.failed, inFlight: p.inFlight, elapsedS: p.elapsedS, requestsPerS: p.requestsPerS / speed, outputTokensPerS: p.outputTokensPerS / speed, ttftMsP50: t(p.ttftMsP50), tpotMsP50: t(p.tpotMsP50) }),
-    })));
+    }))));
   // Only a trial whose latencies meet the SLA says what this scenario needs (a saturated one's E2E is its queue).
   const remember = (o: TrialOutcome) => {
     if (o.kind === 'done' && passesSla(ctx, o.result, true, false, removedOf(s.server))) ctx.trialNeeds.set(needsKey, needsOf(o.result));
@@ -428,6 +439,7 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     simulatedServer: s.server.simulated,
     ...(floorOf(s.server) ? { ttftFloor: floorOf(s.server) } : {}),
     ...(pdSplitOf(s.server) ? { pdSplit: pdSplitOf(s.server) } : {}),
+    ...(energyOf(s.server) ? { energy: energyOf(s.server) } : {}),
     // The idle forward's figures describe a measurement only when it went through the forward.
     ...(s.server.transport && placed.placement === 'forward' ? { transport: s.server.transport } : {}),
     clientPlacement: result ? { ...placed, workers: result.client.workers } : placed,

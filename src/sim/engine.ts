@@ -131,13 +131,13 @@ export class SimEngine {
   private afterTransfer(r: SimRequest, replica: Scheduler, seconds: number): void {
     r.preloaded = true;
     r.receivedAt = this.clock.now();
+    const due = r.receivedAt + seconds;
     const go = (): void => {
       if (r.state !== 'waiting') return;
-      if (!replica.stopped) return replica.submit(r);
+      if (!replica.stopped) return replica.submit(r, due);
       r.state = 'done';
       r.sink.failed(this.crashed ?? 'the engine stopped');
     };
-    const due = this.clock.now() + seconds;
     if (this.clock.at) this.clock.at(due, go);
     else setTimeout(go, Math.max(0, this.clock.wallMsUntil(due))).unref();
   }
@@ -169,6 +169,11 @@ export class SimEngine {
     let n = 0;
     for (const s of this.replicas) n += s.flushCache();
     return n;
+  }
+
+  /** Each replica's modelled busy seconds and the modelled time now (the power model's inputs, power.ts). */
+  busyTime(): { busy: number[]; now: number } {
+    return { busy: this.replicas.map((s) => s.snapshot().busySeconds), now: this.clock.now() };
   }
 
   stats(): EngineStats {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { extractSimOptions, SimOptionError } from './options';
 import { HttpError, readJson, sendJson, SIM_HEADER } from './http/io';
 import { noteTtfts, sendTtfts, TIMING_HEADER, TTFTS_PATH } from './http/ttft-report';
+import { ENERGY_PATH, type EnergyReading } from './power';
 import { PD_SPLIT_PATH, SplitAccount, splitOf, TimingTap, timingIn } from './pd-timing';
 
 export type RouterKind = 'sglang' | 'vllm';
@@ -216,6 +217,7 @@ class RouterState {
     // The unit's modelled TTFTs and their split, for the runner (the simulator's own routes; no real router has them).
     if (path === TTFTS_PATH && req.headers[TIMING_HEADER] === '1') return sendTtfts(this, req.url ?? path, res);
     if (path === PD_SPLIT_PATH && req.headers[TIMING_HEADER] === '1') return this.splits.send(req.url ?? path, res);
+    if (path === ENERGY_PATH && req.headers[TIMING_HEADER] === '1') return this.energy(res);
     const count = (role: string): number => ws.filter((w) => w.role === role && w.healthy).length;
     if (path === '/health' || path === '/liveness') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readiness') {
@@ -232,6 +234,19 @@ class RouterState {
     const up = await get(`${first.url}${path}`);
     res.writeHead(up.status, { [SIM_HEADER]: 'true', 'content-type': 'application/json' });
     res.end(up.text);
+  }
+
+  /** The unit's modelled energy: every worker's counter summed, output tokens from its decode workers only. */
+  private async energy(res: ServerResponse): Promise<void> {
+    const readings = await Promise.all(this.args.workers.map(async (w) => ({ w, e: JSON.parse((await get(`${w.url}${ENERGY_PATH}`, { [TIMING_HEADER]: '1' })).text) as EnergyReading })));
+    const sum = { joules: 0, seconds: 0, output_tokens: 0, gpus: 0, basis: 'modelled' as const };
+    for (const { w, e } of readings) {
+      sum.joules += e.joules;
+      sum.seconds = Math.max(sum.seconds, e.seconds);
+      sum.gpus += e.gpus;
+      if (w.role === 'decode') sum.output_tokens += e.output_tokens;
+    }
+    sendJson(res, 200, sum);
   }
 
   /** A generation request, prefill leg then decode leg; the decode leg's answer goes back as the worker gave it. */
@@ -278,9 +293,9 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-function get(url: string): Promise<{ status: number; text: string }> {
+function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'GET', timeout: 5000 }, (res) => {
+    const req = httpRequest(url, { method: 'GET', timeout: 5000, headers }, (res) => {
       readAll(res).then((text) => resolve({ status: res.statusCode ?? 502, text }), reject);
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));

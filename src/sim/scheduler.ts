@@ -153,12 +153,13 @@ export class Scheduler {
     };
   }
 
-  submit(r: SimRequest): void {
+  /** Queues a request; `at`: its modelled arrival when known exactly (a P/D request's KV landing, not the late timer's). */
+  submit(r: SimRequest, at?: number): void {
     this.stats.promptTokens += r.promptLen;
     // Behind schedule, the engine's own time is the running step's end: a client that answered to a token
     // just delivered late is, in simulated time, answering right after that step.
     const now = this.clock.now();
-    r.arrivalAt = this.plan !== undefined && this.stepEnd < now ? this.stepEnd : now;
+    r.arrivalAt = at !== undefined ? at : this.plan !== undefined && this.stepEnd < now ? this.stepEnd : now;
     this.waiting.push(r);
     this.kick();
   }

@@ -9,11 +9,11 @@ import type { CandidateScore, ScenarioVerdict } from '../../src/core/results/ver
 function cand(id: string, caps: number[], lowestFail: number): CandidateScore {
   const launches = caps.map((capacity, i) => ({ launch: i === 0 ? 'search' : `repeat ${i}`, capacity, how: 'interpolated' as const, points: 4 }));
   const score = caps.reduce((a, b) => a + b, 0) / caps.length;
-  return { framework: 'vllm', candidate: id, score, interval: [score, lowestFail], basis: 'search', intervalKind: caps.length > 1 ? 'ci' : 'bracket', repeats: caps.length - 1, repeatsPassed: caps.length - 1, row: 0, launches, confirmed: score, lowestFail };
+  return { framework: 'vllm', candidate: id, score, interval: [score, lowestFail], basis: 'search', intervalKind: caps.length > 1 ? 'ci' : 'bracket', repeats: caps.length - 1, repeatsPassed: caps.length - 1, row: 0, launches, confirmed: score, lowestFail, value: score, columns: { gpus: 1, req_per_s: score, req_per_s_per_gpu: score, usd_per_m_output_tokens: null, j_per_output_token: null } };
 }
 
 function verdict(outcome: ScenarioVerdict['outcome'], ranked: CandidateScore[], ties: CandidateScore[] = []): ScenarioVerdict {
-  return { scenario: 'summarization', decided: outcome === 'winner', winner: ranked[0] ?? null, ties, ranked, summary: '', outcome, minEffect: 0.03 };
+  return { scenario: 'summarization', decided: outcome === 'winner', winner: ranked[0] ?? null, ties, ranked, summary: '', outcome, minEffect: 0.03, objective: 'throughput', unpriced: [] };
 }
 
 const ids = (cs: CandidateScore[]): string[] => cs.map((c) => c.candidate);

@@ -52,10 +52,18 @@ describe('P/D units on the simulated engine', () => {
           // The router's split of the modelled TTFT, and a floor probed through the router, on every unit row.
           const split = r.pd_split as { samples: number; p50: Record<string, number> } | undefined;
           assert.ok(split && split.samples > 0, `${id}: no pd_split`);
-          assert.ok(split.p50.prefill_ms > 0 && split.p50.transfer_ms > 0 && split.p50.first_decode_ms > 0, JSON.stringify(split.p50));
+          assert.ok((split.p50.prefill_ms ?? 0) > 0 && (split.p50.transfer_ms ?? 0) > 0 && (split.p50.first_decode_ms ?? 0) > 0, JSON.stringify(split.p50));
           assert.notEqual((r.ttft_floor as { action: string }).action, 'unmeasured', JSON.stringify(r.ttft_floor));
+          // The unit's energy: every worker's modelled counter, output tokens from its decode workers.
+          const e = r.energy as { basis: string; gpus: number; j_per_output_token: number | null; output_tokens: number };
+          assert.deepEqual([e.basis, e.gpus], ['modelled', gpus]);
+          assert.ok((e.j_per_output_token ?? 0) > 0 && e.output_tokens > 0, JSON.stringify(e));
+          assert.deepEqual(r.pd_unit, { transfer_backend: 'mooncake', prefill_workers: id === 'pd1' ? 1 : 2, decode_workers: 1, prefill_tp: 1, decode_tp: 1, gpus });
         }
-        for (const r of rowsOf(rows, 'baseline')) assert.equal(r.pd_split, undefined, 'an aggregated server has no split');
+        for (const r of rowsOf(rows, 'baseline')) {
+          assert.equal(r.pd_split, undefined, 'an aggregated server has no split');
+          assert.equal((r.energy as { basis: string }).basis, 'modelled');
+        }
         assert.equal(pids.get(id)?.size, processes, `${id}: every process of the unit was started and tracked`);
         for (const pid of pids.get(id) ?? []) assert.equal(groupAlive(pid), false, `${id}: process group ${pid} is still alive after teardown`);
       }

@@ -86,7 +86,10 @@ describe('simulated P/D router and workers', () => {
     const timing = { 'x-autobench-sim-timing': '1' };
     const mark = (await (await fetch(`${router.url}/autobench/sim/pd-split?after=0`, { headers: timing })).json()) as { seq: number };
     assert.equal(mark.seq, 0);
-    // A streamed request as the load client sends it: no modelled times reach it.
+    // A whole answer and a streamed one, as the load client sends them: no modelled times reach the client.
+    const whole = await postJson(`${router.url}/v1/completions`, { model: MODEL, prompt: longPrompt(3000), max_tokens: 4, ignore_eos: true });
+    assert.ok(!JSON.stringify(whole.json).includes('autobench_sim'));
+    const promptTokens = usage(whole.json).prompt_tokens;
     const streamed = await fetch(`${router.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, prompt: longPrompt(3000), max_tokens: 4, ignore_eos: true, stream: true }) });
     const text = await streamed.text();
     assert.ok(text.includes('[DONE]') && !text.includes('autobench_sim'), text.slice(0, 300));
@@ -95,16 +98,17 @@ describe('simulated P/D router and workers', () => {
     const arrival = Number(probed.headers.get('x-autobench-sim-arrival'));
     const first = Number(/"autobench_sim_time":([0-9.]+)/.exec(await probed.text())?.[1]);
     const got = (await (await fetch(`${router.url}/autobench/sim/pd-split?after=0`, { headers: timing })).json()) as { seq: number; split: Array<Record<string, number>> };
-    assert.equal(got.seq, 2);
-    const [a, b] = got.split as [Record<string, number>, Record<string, number>];
-    const expectTransfer = kvTransferSeconds(d.config, 3000) * 1000;
-    assert.ok(Math.abs((a.transfer_ms as number) - expectTransfer) < 0.5, `transfer ${a.transfer_ms} ms, modelled ${expectTransfer} ms`);
+    assert.equal(got.seq, 3);
+    const [a, , b] = got.split as [Record<string, number>, Record<string, number>, Record<string, number>];
+    // The KV lands exactly the modelled transfer time after the decode worker got the request.
+    const expectTransfer = kvTransferSeconds(d.config, promptTokens) * 1000;
+    assert.ok(Math.abs((a.transfer_ms as number) - expectTransfer) < 0.01, `transfer ${a.transfer_ms} ms, modelled ${expectTransfer} ms`);
     assert.ok((a.prefill_ms as number) > 10 * (a.first_decode_ms as number), JSON.stringify(a));
     const parts = ['prefill_queue_ms', 'prefill_ms', 'transfer_ms', 'decode_queue_ms', 'first_decode_ms'].reduce((x, k) => x + (b[k] as number), 0);
     assert.ok(Math.abs(parts - (b.ttft_ms as number)) < 0.01);
     assert.ok(Math.abs((first - arrival) * 1000 - (b.ttft_ms as number)) < 0.5, `probe read ${(first - arrival) * 1000} ms, split says ${b.ttft_ms} ms`);
-    const ttfts = (await (await fetch(`${router.url}/autobench/sim/ttfts?after=1`, { headers: timing })).json()) as { seq: number; ttft_ms: number[] };
-    assert.deepEqual(ttfts, { seq: 2, ttft_ms: [b.ttft_ms] });
+    const ttfts = (await (await fetch(`${router.url}/autobench/sim/ttfts?after=2`, { headers: timing })).json()) as { seq: number; ttft_ms: number[] };
+    assert.deepEqual(ttfts, { seq: 3, ttft_ms: [b.ttft_ms] });
     // Without the header the simulator's own routes are not there, as on a real router.
     assert.notEqual((await fetch(`${router.url}/autobench/sim/pd-split`)).status, 200);
   });

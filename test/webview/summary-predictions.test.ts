@@ -52,10 +52,10 @@ describe('summary panel: predicted vs measured', { skip: skipWhenMissing(SKIP ? 
   let browser: Browser;
   let dir: string;
 
-  function page(name: string, predict: object | undefined): string {
+  function page(name: string, predict: object | undefined, extraRows = ''): string {
     const assets = findPanelAssets();
     assert.ok(assets, 'dist/webview missing: run npm run build first');
-    const read = readRows(readFileSync(MULTI, 'utf8'), 'rows.jsonl');
+    const read = readRows(readFileSync(MULTI, 'utf8') + extraRows, 'rows.jsonl');
     assert.ok(read.ok);
     const model = buildReport(read.rows, { rowsFile: 'rows.jsonl', runFacts: facts(predict) });
     const file = join(dir, name);
@@ -99,11 +99,11 @@ describe('summary panel: predicted vs measured', { skip: skipWhenMissing(SKIP ? 
       const cells = await p.locator('#predictions-table td').allTextContents();
       assert.ok(cells.includes(XSS_ID), 'the id is shown verbatim');
       assert.ok(cells.includes('not measured (skipped: predicted far behind)'));
-      assert.equal(await p.locator('svg.pareto-chart').count(), 1, 'a chart only for a scenario with a front');
-      assert.equal(await p.locator('svg.pareto-chart .pareto-title').textContent(), 'chat: Pareto front, predicted (simulated engine model)');
-      assert.deepEqual(await p.locator('svg.pareto-chart .pareto-label').allTextContents(), ['sglang baseline', 'sglang c1', `vllm ${XSS_ID}`]);
-      assert.equal(await p.locator('svg.pareto-chart polyline.pareto-front').count(), 1);
-      assert.equal((await p.locator('svg.pareto-chart polyline').getAttribute('points'))?.split(' ').length, 3);
+      assert.equal(await p.locator('#predictions svg.pareto-chart').count(), 1, 'a chart only for a scenario with a front');
+      assert.equal(await p.locator('#predictions svg.pareto-chart .pareto-title').textContent(), 'chat: Pareto front, predicted (simulated engine model)');
+      assert.deepEqual(await p.locator('#predictions svg.pareto-chart .pareto-label').allTextContents(), ['sglang baseline', 'sglang c1', `vllm ${XSS_ID}`]);
+      assert.equal(await p.locator('#predictions svg.pareto-chart polyline.pareto-front').count(), 1);
+      assert.equal((await p.locator('#predictions svg.pareto-chart polyline').getAttribute('points'))?.split(' ').length, 3);
       assert.match((await p.textContent('#pareto-charts figcaption')) ?? '', /Predicted best: sglang c1 ≈ 10\.00 req\/s \(model\)/);
       const injected = await p.evaluate(() => ({ imgs: document.querySelectorAll('#predictions img').length, xss: (window as unknown as Record<string, unknown>).__xss }));
       assert.deepEqual(injected, { imgs: 0, xss: undefined });
@@ -113,10 +113,30 @@ describe('summary panel: predicted vs measured', { skip: skipWhenMissing(SKIP ? 
     }
   });
 
+  test('the measured view: every SLA-passing trial per GPU against per user, a P/D unit as a square, its front joined', async () => {
+    // A 3-GPU unit beside the fixture's 4-GPU servers: 9000 output tok/s on 3 GPUs, 30 ms p50 TPOT.
+    const first = JSON.parse(readFileSync(MULTI, 'utf8').split('\n')[0] as string) as Record<string, unknown>;
+    const unit = { ...first, candidate_id: 'pd1', pd_unit: { transfer_backend: 'mooncake', prefill_workers: 2, decode_workers: 1, gpus: 3 }, hardware: { gpu_model: 'NVIDIA H100 80GB HBM3', gpu_count: 3 }, metrics: { ...(first.metrics as object), output_token_throughput: 9000, p50_tpot_ms: 30 } };
+    const { p, errors } = await open(page('measured.html', undefined, `\n${JSON.stringify(unit)}\n`));
+    try {
+      assert.equal((await p.textContent('#measured-pareto-title'))?.trim(), 'Per GPU against per user (measured)');
+      const chat = p.locator('#measured-pareto svg.pareto-chart[data-scenario="chat"]');
+      assert.equal(await chat.count(), 1);
+      assert.match((await chat.locator('.pareto-title').textContent()) ?? '', /^chat: SLA-passing trials, per GPU against per user, measured, P\/D units as squares$/);
+      assert.equal(await chat.locator('rect.pareto-unit').count(), 1);
+      // The unit leads per GPU (3000 tok/s on 3 GPUs); vllm c0 per user: the front is those two, joined and labelled.
+      assert.deepEqual(await chat.locator('.pareto-label').allTextContents(), ['vllm c0', 'sglang pd1']);
+      assert.equal((await chat.locator('polyline.pareto-front').getAttribute('points'))?.split(' ').length, 2);
+      assert.deepEqual(errors, []);
+    } finally {
+      await p.close();
+    }
+  });
+
   test('a run without predict.json: no section', async () => {
     const { p, errors } = await open(page('none.html', undefined));
     try {
-      assert.equal(await p.locator('#predictions, #predictions-table, svg.pareto-chart').count(), 0);
+      assert.equal(await p.locator('#predictions, #predictions-table, #predictions svg.pareto-chart').count(), 0);
       assert.deepEqual(errors, []);
     } finally {
       await p.close();

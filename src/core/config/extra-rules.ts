@@ -1,5 +1,6 @@
 // Our checks beyond the playbook's: mistakes that pass its validator but waste a GPU run or skew a comparison.
 import { checkUnits } from './disagg-rules';
+import { checkObjective } from './objective-rules';
 import { frameworkSpec } from '../frameworks';
 import type { FrameworkKey } from '../frameworks/types';
 import { looksSecret, secretNamedValue } from '../secrets';
@@ -68,6 +69,7 @@ export function runExtraRules(sink: FindingSink, root: PyValue | undefined, mode
   for (const plan of plans) checkBudget(sink, plan, model);
   for (const plan of plans) checkUnits(sink, plan.framework, plan.candidates.filter((c) => c.unit));
   checkRequestBody(sink, root, model);
+  checkObjective(sink, root);
   checkSecrets(sink, sink.root, []);
 }
 

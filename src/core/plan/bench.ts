@@ -1,6 +1,6 @@
 // A plan's workload and trial settings: endpoint, dataset, prompts and seed, fixed (rate, concurrency) points and the rate search.
 import { isObj, listOf, num, objAt, str, strOrNum, type Obj } from './read-json';
-import type { BenchSettings, Endpoint, SearchSpec, TrialPoint, VerdictSettings } from './types';
+import { OBJECTIVES, type BenchSettings, type CostSettings, type Endpoint, type Objective, type SearchSpec, type TrialPoint, type VerdictSettings } from './types';
 
 export const DEFAULT_NUM_PROMPTS = 80;
 export const DEFAULT_SEED = 1;
@@ -26,7 +26,7 @@ export const MAX_LENGTHEN = 8;
  * decided it in 99% of 300 runs (12: 96% of 300, 8: 78% of 120) and named a winner at no difference in 3% of 300
  * (12: 6% of 300, 8: 3% of 120).
  */
-export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 };
+export const DEFAULT_VERDICT: Readonly<VerdictSettings> = { objective: 'throughput', minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 };
 
 /**
  * Requests a trial at `rate` (req/s) needs for a steady state: arrivals spanning 3 median E2E latencies, and the middle
@@ -55,12 +55,14 @@ function readSearch(bench: Obj, concurrencies: Array<number | null>, problems: s
   return { lower, upper, tolerance: num(q.tolerance) ?? DEFAULT_TOLERANCE, relTolerance, maxRounds, concurrencies };
 }
 
-/** The top-level `verdict:` block, every key filled with its default; a bad value goes to `problems` (and its default is kept). */
+/** The top-level `verdict:` block, every key filled with its default, and the `cost:` block it prices with; a bad value goes to `problems` (and its default is kept). */
 export function readVerdict(root: Obj, problems: string[]): VerdictSettings {
   const out: VerdictSettings = { ...DEFAULT_VERDICT };
+  const cost = readCost(root, problems);
+  if (cost) out.cost = cost;
   if (root.verdict === undefined || root.verdict === null) return out;
   if (!isObj(root.verdict)) {
-    problems.push('verdict must be a mapping (min_effect, max_repeats, alpha, repeat_length, gpu_budget_s)');
+    problems.push('verdict must be a mapping (objective, min_effect, max_repeats, alpha, repeat_length, gpu_budget_s)');
     return out;
   }
   const v = root.verdict;
@@ -77,7 +79,33 @@ export function readVerdict(root: Obj, problems: string[]): VerdictSettings {
   const budget = read('gpu_budget_s', (x) => x > 0, 'a positive number of GPU-seconds');
   if (budget !== undefined) out.gpuBudgetS = budget;
   out.repeatLength = read('repeat_length', (x) => Number.isInteger(x) && x >= 1 && x <= MAX_LENGTHEN, `an integer from 1 to ${MAX_LENGTHEN}`) ?? out.repeatLength;
+  out.objective = readObjective(v.objective, out.cost, problems) ?? out.objective;
   return out;
+}
+
+function readObjective(v: unknown, cost: CostSettings | undefined, problems: string[]): Objective | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || !(OBJECTIVES as readonly string[]).includes(v)) {
+    problems.push(`verdict.objective must be one of ${OBJECTIVES.join(', ')}`);
+    return undefined;
+  }
+  // per_dollar without prices is the checker's finding (config/objective-rules.ts), which stops the run.
+  return v === 'per_dollar' && !cost ? undefined : (v as Objective);
+}
+
+/** `cost.gpu_hour_usd`: one positive price, or a mapping of GPU model to a positive price. */
+function readCost(root: Obj, problems: string[]): CostSettings | undefined {
+  if (root.cost === undefined || root.cost === null) return undefined;
+  const p = isObj(root.cost) ? root.cost.gpu_hour_usd : undefined;
+  const bad = (): undefined => (problems.push('cost.gpu_hour_usd must be a positive number of US dollars per GPU-hour, or a mapping of GPU model to one (e.g. {H100: 2.5, H200: 3.5})'), undefined);
+  if (typeof p === 'number') return p > 0 && Number.isFinite(p) ? { gpuHourUsd: p } : bad();
+  if (!isObj(p) || Object.keys(p).length === 0) return bad();
+  const prices: Record<string, number> = {};
+  for (const [k, x] of Object.entries(p)) {
+    if (typeof x !== 'number' || !(x > 0) || !Number.isFinite(x)) return bad();
+    prices[k] = x;
+  }
+  return { gpuHourUsd: prices };
 }
 
 function readConcurrencies(bench: Obj): Array<number | null> {

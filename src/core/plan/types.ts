@@ -55,7 +55,20 @@ export interface SearchSpec {
 }
 
 /** The top-level `verdict:` block: how the run decides between candidates (issue 26), always filled with its defaults. */
+/** `verdict.objective`: what a winner has the most of (issue 28). */
+export type Objective = 'throughput' | 'per_gpu' | 'per_dollar' | 'per_joule';
+export const OBJECTIVES: readonly Objective[] = ['throughput', 'per_gpu', 'per_dollar', 'per_joule'];
+
+/** The top-level `cost:` block: US dollars per GPU-hour, one price or one per GPU model. */
+export interface CostSettings {
+  gpuHourUsd: number | Readonly<Record<string, number>>;
+}
+
 export interface VerdictSettings {
+  /** `objective` (default throughput): the candidates' per-launch capacities are compared per GPU, per dollar or per joule. */
+  objective: Objective;
+  /** The top-level `cost:` block (read beside the verdict, which is what prices candidates); absent when the plan has none. */
+  cost?: CostSettings;
   /** `min_effect`: relative differences under this are reported as equivalent (default 0.03). */
   minEffect: number;
   /** `max_repeats`: at most this many extra launches per contender before the verdict is called undecided (default 16). */

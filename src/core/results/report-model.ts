@@ -83,6 +83,15 @@ export interface VerdictCandidate {
   /** Launches measured (the search's and each repeat's), and each one's capacity estimate (req/s). */
   launches?: number;
   capacities?: number[];
+  /** At `score`: the GPUs it held (a P/D unit: every role's), req/s per GPU, dollars per million output tokens (cost.gpu_hour_usd), joules per output token (its trials' energy); null where unknown. */
+  gpus?: number | null;
+  per_gpu?: number | null;
+  usd_per_m_output_tokens?: number | null;
+  j_per_output_token?: number | null;
+  /** `score` under the verdict's objective (req/s per GPU, requests per $ or per J); absent under throughput or when it cannot be priced. */
+  value?: number;
+  /** Why the objective could not price it (it was left out of the test). */
+  unpriced?: string;
 }
 
 /** Why a framework's repeats ended, as the runner's manifest records it (`repeats_ended`): nothing left in question, the rounds or the GPU budget spent, or repeats off. */
@@ -109,6 +118,10 @@ export interface VerdictEntry {
   /** Every candidate that met the SLA in the scenario, best first (what Compare runs sets side by side). */
   ranked?: VerdictCandidate[];
   summary: string;
+  /** What the candidates were compared on: throughput (also when absent), per_gpu, per_dollar or per_joule. */
+  objective?: 'throughput' | 'per_gpu' | 'per_dollar' | 'per_joule';
+  /** Candidates the objective could not price (absent from `ranked`). */
+  unpriced?: VerdictCandidate[];
 }
 
 export interface ThroughputEntry {
@@ -291,8 +304,12 @@ export interface PredictedFrontPoint {
   rate: number;
   throughputPerGpu: number;
   perUserTps: number;
+  /** Measured views: a P/D unit's point, and whether the point is on the front (only those are joined and labelled). */
+  unit?: boolean;
+  onFront?: boolean;
 }
 
+/** A predicted front, or the measured view of every SLA-passing trial (report/measured-front.ts), which marks its front points. */
 export interface PredictedFront {
   scenario: string;
   /** The chart title, always labelled as the model's ("chat: Pareto front, predicted (simulated engine model)"). */
@@ -383,6 +400,8 @@ export interface ReportModel {
   searchCost: SearchCost | null;
   /** Predicted vs measured (the run's predict.json); null/absent for a run without predictions. */
   predictions?: PredictionsSection | null;
+  /** Per scenario, every SLA-passing trial per GPU against per user, aggregated servers and P/D units together. */
+  measuredFronts?: PredictedFront[];
   artifacts: Fact[];
   problems: Array<{ line: number; message: string }>;
 }

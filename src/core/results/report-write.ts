@@ -78,7 +78,30 @@ function verdictSection(model: ReportModel): string[] {
   const notes = model.verdicts.map((v) => `- ${mdText(v.summary)}`);
   const how =
     'SLA capacity in req/s: a searched candidate\u2019s mean over its launches (each launch read where its latency curve meets the SLA), with a 95% interval over launches (one launch: the search\u2019s bracket, best pass to lowest fail); a fixed-point candidate\u2019s measured throughput. Candidates are compared by test on their launches, with the launch-to-launch noise measured in the run: a winner only when its lead over every other is significant and at least the minimum effect; "equivalent" when the differences are shown to be within it; otherwise "undecided".';
-  return ['## Verdict', '', how, '', ...table(['Scenario', 'Verdict', 'Candidate', 'Req/s (interval)', 'Launches', 'Repeats passed'], [false, false, false, true, true, true], rows), '', ...notes, ''];
+  return ['## Verdict', '', how, '', ...table(['Scenario', 'Verdict', 'Candidate', 'Req/s (interval)', 'Launches', 'Repeats passed'], [false, false, false, true, true, true], rows), '', ...notes, '', ...costSection(model)];
+}
+
+const OBJECTIVE_COLUMN: Record<string, number> = { throughput: 2, per_gpu: 3, per_dollar: 4, per_joule: 5 };
+const fixed = (x: number | null | undefined, d: number): string => (x === null || x === undefined ? '—' : x.toFixed(d));
+
+/**
+ * Every ranked candidate's SLA capacity four ways: req/s, req/s per GPU it held, dollars per million output tokens and
+ * joules per output token; the column the verdict ranked by is marked.
+ */
+function costSection(model: ReportModel): string[] {
+  const rows: string[][] = [];
+  for (const v of model.verdicts) {
+    for (const c of [...(v.ranked ?? [v.winner, ...v.ties].filter((x): x is VerdictCandidate => x !== null)), ...(v.unpriced ?? [])]) {
+      rows.push([mdText(v.scenario), `${mdCode(c.framework)} ${mdText(c.candidate)}`, fixed(c.gpus, 0), c.score.toFixed(2), fixed(c.per_gpu, 3), fixed(c.usd_per_m_output_tokens, 3), fixed(c.j_per_output_token, 3)]);
+    }
+  }
+  if (!rows.length) return [];
+  const objective = model.verdicts.find((v) => v.objective)?.objective ?? 'throughput';
+  const head = ['Scenario', 'Candidate', 'GPUs', 'Req/s', 'Req/s per GPU', '$ per 1M output tokens', 'J per output token'];
+  const at = (OBJECTIVE_COLUMN[objective] ?? 2) + 1;
+  head[at] = `${head[at]} (ranked)`;
+  const how = `Each candidate at its SLA capacity, four ways: per GPU it held (a P/D unit: every role's GPUs), per dollar at cost.gpu_hour_usd (— without a price), per joule of the GPU energy its trials measured (${model.simulatedRows > 0 ? 'modelled by the simulated engine' : 'nvidia-smi power.draw'}). The verdict ranks by verdict.objective: ${objective}.`;
+  return ['### Per GPU, per dollar, per joule', '', how, '', ...table(head, [false, false, true, true, true, true, true], rows), ''];
 }
 
 /** The Outcome section: the headline, the first reason when nothing was measured, one line per candidate, and the frameworks not in the run. */

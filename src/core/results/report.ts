@@ -14,6 +14,7 @@ import { hardwareFacts } from './report/hardware';
 import { notSelectedEntries } from './report/not-selected';
 import { runOutcome } from './report/outcome';
 import { predictionsSection } from './report/predictions';
+import { measuredFronts } from './report/measured-front';
 import { searchCostSection } from './report/search-cost';
 import { slaSection } from './report/sla-facts';
 import { throughputEntries } from './report/throughput';
@@ -70,6 +71,7 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
     ...handoffSection(work, candidates, best, verdictList, runFacts),
     searchCost: searchCostSection(runFacts, simulatedRows),
     predictions: predictionsSection(runFacts, verdictList, notSelected),
+    measuredFronts: measuredFronts(work, scenarios, simulatedRows > 0),
     artifacts: artifactFacts(work, winners, runFacts, opts.rowsFile, opts.manifestFile),
     problems: (opts.issues ?? []).map((i) => ({ line: i.line, message: i.message })),
   };

@@ -6,7 +6,8 @@ import { parseYaml } from '../config/yaml-doc';
 import { readRunPlan, readSubstitutions, readVersions } from '../plan/build';
 import { isObj, strOrNum, type Obj } from '../plan/read-json';
 import { isSearchStrategy, type StrategySource } from '../plan/strategy';
-import type { RunPlan, SearchStrategyName, Substitution } from '../plan/types';
+import type { CostSettings, Objective, RunPlan, SearchStrategyName, Substitution } from '../plan/types';
+import { readVerdict } from '../plan/bench';
 import { readSlaLimits, type SlaReading } from '../sla/limits';
 import type { FactsPredictions } from './predict-file';
 import type { RepeatsEnd } from './report-model';
@@ -93,7 +94,7 @@ export interface RunFacts {
   scenarios: FactsScenario[];
   sla?: SlaReading;
   /** The plan's verdict settings (min_effect, alpha), when the facts came from a plan or a manifest that has them. */
-  verdict?: { minEffect?: number; alpha?: number; maxRepeats?: number; repeatsEnded?: Record<string, RepeatsEnd> };
+  verdict?: { minEffect?: number; alpha?: number; maxRepeats?: number; repeatsEnded?: Record<string, RepeatsEnd>; objective?: Objective; cost?: CostSettings };
   versions: Record<string, FactsVersion>;
   frameworks: FactsFramework[];
   maxCandidates?: number;
@@ -235,7 +236,7 @@ export function runFactsFromPlan(plan: RunPlan, manifest?: unknown): RunFacts {
   set('endpoint', b.asWritten.endpoint);
   set('backend', b.backend);
   set('sla', { limits: { ...plan.sla.limits }, deprecated: [...plan.sla.deprecated], ...(plan.sla.defaulted ? { defaulted: [...plan.sla.defaulted] } : {}) });
-  if (b.verdict) m.verdict = { minEffect: b.verdict.minEffect, alpha: b.verdict.alpha, maxRepeats: b.verdict.maxRepeats };
+  if (b.verdict) m.verdict = { minEffect: b.verdict.minEffect, alpha: b.verdict.alpha, maxRepeats: b.verdict.maxRepeats, objective: b.verdict.objective, ...(b.verdict.cost ? { cost: b.verdict.cost } : {}) };
   const ended = repeatsEndedOf(manifest);
   if (ended) m.verdict = { ...(m.verdict ?? {}), repeatsEnded: ended };
   for (const [fw, v] of Object.entries(plan.versions)) m.versions[fw] = { ...v };
@@ -286,9 +287,12 @@ function datasetManifest(root: Obj): RunFacts {
   m.backend = str(bench.backend);
   const slaBlock = bench.sla ?? root.sla;
   if (isObj(slaBlock)) m.sla = readSlaLimits(slaBlock);
-  if (isObj(root.verdict)) {
-    const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-    m.verdict = { minEffect: num(root.verdict.min_effect), alpha: num(root.verdict.alpha), maxRepeats: num(root.verdict.max_repeats) };
+  if (isObj(root.verdict) || isObj(root.cost)) {
+    // The plan reader's own reading of the verdict and cost blocks (its problems are the plan checker's to report).
+    const v = readVerdict(root, []);
+    const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+    const w = isObj(root.verdict) ? root.verdict : {};
+    m.verdict = { minEffect: num(w.min_effect), alpha: num(w.alpha), maxRepeats: num(w.max_repeats), objective: v.objective, ...(v.cost ? { cost: v.cost } : {}) };
   }
   const ended = repeatsEndedOf(root);
   if (ended) m.verdict = { ...(m.verdict ?? {}), repeatsEnded: ended };

@@ -9,6 +9,8 @@ import { capacityEstimate, decideScenario, formatDecision, pooledNoise, sequenti
 import { launchCapacities, launchOf, type LaunchCapacity } from './launch-capacity';
 import type { RepeatsEnd, VerdictCandidate, VerdictEntry } from './report-model';
 import { isTrial, type Work } from './report/work';
+import { objectiveColumns, OBJECTIVE_UNIT, OBJECTIVE_WORDS, perOf, rowCosts, type ObjectiveColumns } from './objective';
+import type { CostSettings, Objective } from '../plan/types';
 
 /** One candidate's standing in one scenario. */
 export interface CandidateScore {
@@ -35,6 +37,14 @@ export interface CandidateScore {
   confirmed?: number;
   /** The search's lowest failing rate above `confirmed` (Infinity when nothing failed above it). */
   lowestFail?: number;
+  /** `score` under the plan's objective (score / per): req/s, req/s per GPU, requests per $ or per J; NaN when unpriced. */
+  value: number;
+  /** What one req/s is divided by under the objective (1, GPUs, $ per second, W); undefined when `unpriced`. */
+  per?: number;
+  /** Why the objective cannot price this candidate (no energy reading, no price for its GPU): it is left out of the test. */
+  unpriced?: string;
+  /** The four figures the report shows, at `score`. */
+  columns: ObjectiveColumns;
 }
 
 /** What the test found, per scenario: a winner, equivalence within min_effect, or no decision yet. */
@@ -48,6 +58,9 @@ export interface VerdictSettings {
   maxRepeats?: number;
   /** Why each framework's repeats ended (the runner's manifest): an undecided scenario says which stopped it. */
   repeatsEnded?: Readonly<Record<string, RepeatsEnd>>;
+  /** verdict.objective (default throughput) and the cost block it prices with. */
+  objective?: Objective;
+  cost?: CostSettings;
 }
 
 /** Why no more launches were spent on a scenario: decided, equivalent, or, undecided, what ended the repeats. */
@@ -88,6 +101,10 @@ export interface ScenarioVerdict {
   minEffect: number;
   /** The launch noise the test used: measured (pooled over the scenario's repeated candidates) or assumed. */
   noise?: { relSd: number; df: number; measured: boolean };
+  /** What the candidates were compared on (verdict.objective). */
+  objective: Objective;
+  /** Candidates with a score that the objective could not price (not in `ranked`). */
+  unpriced: CandidateScore[];
 }
 
 type Mode = 'fixed' | 'search' | 'repeat' | 'candidate' | 'other';
@@ -139,7 +156,7 @@ function repeatsHeld(ws: ReadonlyArray<{ w: Work }>, bestRate: number): { repeat
 }
 
 /** A searched candidate: the highest passing rate confirmed by every repeat launch, up to the search's lowest failing rate. */
-function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateScore, 'framework' | 'candidate'> | undefined {
+function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateScore, 'framework' | 'candidate' | 'value' | 'columns'> | undefined {
   const search = ws.filter((x) => modeOf(x.w.row) === 'search');
   const passing = search.filter((x) => x.w.verdict.passed).sort((a, b) => (rateOf(b.w.row) ?? 0) - (rateOf(a.w.row) ?? 0));
   const fails = search.filter((x) => !x.w.verdict.passed).map((x) => rateOf(x.w.row) ?? Infinity);
@@ -164,7 +181,7 @@ function searchScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateS
 }
 
 /** A candidate measured at fixed points: its best SLA-passing throughput, with the interval of its measurements and repeats. */
-function measuredScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateScore, 'framework' | 'candidate'> | undefined {
+function measuredScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<CandidateScore, 'framework' | 'candidate' | 'value' | 'columns'> | undefined {
   const measured = ws.filter((x) => modeOf(x.w.row) === 'fixed' || modeOf(x.w.row) === 'other');
   const best = measured.filter((x) => x.w.eligible).sort((a, b) => throughputOf(b.w.row) - throughputOf(a.w.row))[0];
   if (!best) return undefined;
@@ -177,7 +194,7 @@ function measuredScore(ws: ReadonlyArray<{ w: Work; i: number }>): Omit<Candidat
   return { score: mean, interval: [Math.min(lo, mean), Math.max(hi, mean)], basis: 'measured', intervalKind: 'spread', repeats: repeats.length, repeatsPassed: repeats.filter((x) => x.w.verdict.passed).length, row: best.i };
 }
 
-function scoresOf(work: readonly Work[], scenario: string): CandidateScore[] {
+function scoresOf(work: readonly Work[], scenario: string, settings: VerdictSettings = {}): CandidateScore[] {
   const byCand = new Map<string, Array<{ w: Work; i: number }>>();
   work.forEach((w, i) => {
     // A round the search measured again (it contradicted an earlier verdict) counts once: its second measurement.
@@ -190,9 +207,19 @@ function scoresOf(work: readonly Work[], scenario: string): CandidateScore[] {
   for (const [k, ws] of byCand) {
     const [framework, candidate] = k.split('\u0000') as [string, string];
     const s = searchScore(ws) ?? measuredScore(ws);
-    if (s && s.score > 0) out.push({ framework, candidate, ...s });
+    if (s && s.score > 0) out.push({ framework, candidate, ...s, ...priced(work[s.row]?.row, s.score, settings) });
   }
-  return out.sort((a, b) => b.score - a.score || b.interval[1] - a.interval[1] || name(a).localeCompare(name(b)));
+  // Under the objective, best first; a candidate it cannot price goes last.
+  const v = (c: CandidateScore): number => (Number.isFinite(c.value) ? c.value : -Infinity);
+  return out.sort((a, b) => v(b) - v(a) || b.score - a.score || b.interval[1] - a.interval[1] || name(a).localeCompare(name(b)));
+}
+
+/** A candidate's standing under the objective, from the row that stands for it. */
+function priced(row: PyObject | undefined, score: number, settings: VerdictSettings): Pick<CandidateScore, 'value' | 'per' | 'unpriced' | 'columns'> {
+  const costs = row ? rowCosts(row) : { gpus: undefined, gpuModel: undefined, meanPowerW: undefined, jPerOutputToken: undefined, outputTokensPerRequest: undefined };
+  const per = perOf(costs, settings);
+  const columns = objectiveColumns(costs, score, settings.cost);
+  return typeof per === 'number' ? { value: score / per, per, columns } : { value: NaN, unpriced: per, columns };
 }
 
 /** Candidates with at least one measured trial (not smoke) in the scenario. */
@@ -220,7 +247,8 @@ const key = (c: CandidateScore): string => `${c.framework}\u0000${c.candidate}`;
 
 /** The test over the searched candidates' launches (fixed-point ones take part with their measurements as samples). */
 function decisionOf(ranked: readonly CandidateScore[], s: VerdictSettings): { d: ScenarioDecision; noise: { relSd: number; df: number; measured: boolean } } {
-  const samples = ranked.map((c) => ({ id: key(c), samples: c.launches?.length ? c.launches.map((l) => l.capacity) : [c.score] }));
+  // Each launch's capacity under the objective (a candidate's divisor is the same for all its launches).
+  const samples = ranked.map((c) => ({ id: key(c), samples: (c.launches?.length ? c.launches.map((l) => l.capacity) : [c.score]).map((x) => x / (c.per ?? 1)) }));
   const measured = pooledNoise(samples.map((x) => x.samples));
   const pooled = measured ?? ASSUMED_LAUNCH_NOISE;
   // Repeats are launched until the test decides: every round is a look (the most repeats any candidate has had), so
@@ -231,35 +259,55 @@ function decisionOf(ranked: readonly CandidateScore[], s: VerdictSettings): { d:
   return { d, noise: { ...pooled, measured: measured !== undefined } };
 }
 
-/** The scenario's sentence: the decision, its interval, the launches, and where the noise came from. */
-function summaryOf(scenario: string, d: ScenarioDecision, ranked: readonly CandidateScore[], noise: { relSd: number; measured: boolean }, measured: number): string {
-  const names = Object.fromEntries(ranked.map((c) => [key(c), name(c)]));
-  const top = ranked[0] as CandidateScore;
-  if (ranked.length === 1) {
-    return measured === 1
-      ? `${scenario}: ${name(top)} meets the SLA up to ${fmt(top.score)} req/s; the only candidate measured, so there is nothing to compare it with`
-      : `${scenario}: ${name(top)} at ${fmt(top.score)} req/s, the only candidate that met the SLA`;
-  }
-  const noiseText = noise.measured ? `launch noise ${fmt(noise.relSd * 100)}% measured` : `launch noise assumed ${fmt(noise.relSd * 100)}% (no candidate was launched twice)`;
-  return `${scenario}: ${formatDecision(d, names)} (${name(top)} ${fmt(top.score)} req/s; ${noiseText})`;
+/** The top candidate's figure: req/s, and under another objective its value in the objective's unit first. */
+function standing(c: CandidateScore, objective: Objective): string {
+  if (objective === 'throughput') return `${name(c)} ${fmt(c.score)} req/s`;
+  const v = objective === 'per_dollar' || objective === 'per_joule' ? String(Math.round(c.value)) : fmt(c.value);
+  return `${name(c)} ${v} ${OBJECTIVE_UNIT[objective]}, ${fmt(c.score)} req/s on ${c.columns.gpus ?? '?'} GPU${c.columns.gpus === 1 ? '' : 's'}`;
 }
 
-/** Winner, equivalence or no decision in one scenario, by test on each candidate's per-launch capacities. */
+/** The scenario's sentence: the decision, its interval, the launches, and where the noise came from. */
+function summaryOf(scenario: string, d: ScenarioDecision, ranked: readonly CandidateScore[], noise: { relSd: number; measured: boolean }, measured: number, objective: Objective): string {
+  const names = Object.fromEntries(ranked.map((c) => [key(c), name(c)]));
+  const top = ranked[0] as CandidateScore;
+  const head = objective === 'throughput' ? scenario : `${scenario} (${OBJECTIVE_WORDS[objective].trim()})`;
+  if (ranked.length === 1) {
+    return measured === 1
+      ? `${head}: ${name(top)} meets the SLA up to ${standing(top, objective).slice(name(top).length + 1)}; the only candidate measured, so there is nothing to compare it with`
+      : `${head}: ${standing(top, objective)}, the only candidate that met the SLA`;
+  }
+  const noiseText = noise.measured ? `launch noise ${fmt(noise.relSd * 100)}% measured` : `launch noise assumed ${fmt(noise.relSd * 100)}% (no candidate was launched twice)`;
+  return `${head}: ${formatDecision(d, names)} (${standing(top, objective)}; ${noiseText})`;
+}
+
+/** Candidates the objective cannot price, said once at the end of the sentence. */
+function unpricedText(all: readonly CandidateScore[], objective: Objective): string {
+  const left = all.filter((c) => c.unpriced);
+  return left.length ? `; not compared${OBJECTIVE_WORDS[objective]}: ${left.map((c) => `${name(c)} (${c.unpriced})`).join(', ')}` : '';
+}
+
+/** Winner, equivalence or no decision in one scenario, by test on each candidate's per-launch capacities under the objective. */
 export function scenarioVerdict(work: readonly Work[], scenario: string, settings: VerdictSettings = {}): ScenarioVerdict {
-  const ranked = scoresOf(work, scenario);
+  const objective = settings.objective ?? 'throughput';
+  const all = scoresOf(work, scenario, settings);
+  const ranked = all.filter((c) => !c.unpriced);
   const top = ranked[0];
   const measured = measuredCandidates(work, scenario);
   const minEffect = settings.minEffect ?? DEFAULT_MIN_EFFECT;
-  if (!top) return { scenario, decided: false, winner: null, ties: [], ranked, outcome: 'none', minEffect, summary: `${scenario}: ${measured === 0 ? 'nothing was measured' : 'no candidate met the SLA'}` };
+  if (!top) {
+    const why = all.length ? `no candidate could be compared${OBJECTIVE_WORDS[objective]}${unpricedText(all, objective)}` : measured === 0 ? 'nothing was measured' : 'no candidate met the SLA';
+    return { scenario, decided: false, winner: null, ties: [], ranked, outcome: 'none', minEffect, objective, unpriced: all.filter((c) => c.unpriced), summary: `${scenario}: ${why}` };
+  }
   const { d, noise } = decisionOf(ranked, settings);
   // The decision's leader is the highest mean; rank it first (scores are those means already).
   const open = new Set([...d.contenders, ...d.equivalent]);
   const ties = ranked.slice(1).filter((c) => open.has(key(c)));
   const outcome = ranked.length === 1 ? 'winner' : d.outcome;
   const stop = stopOf(outcome, [top, ...ties], settings.repeatsEnded);
-  const said = summaryOf(scenario, d, ranked, noise, measured);
-  const summary = outcome === 'undecided' && stop ? said.replace(`${scenario}: undecided: `, `${scenario}: undecided (${STOP_TEXT[stop]}): `) : said;
-  const v: ScenarioVerdict = { scenario, decided: outcome === 'winner', winner: top, ties, ranked, outcome, minEffect, level: d.level, noise, summary, ...(stop ? { stop } : {}) };
+  const said = summaryOf(scenario, d, ranked, noise, measured, objective) + unpricedText(all, objective);
+  const head = objective === 'throughput' ? scenario : `${scenario} (${OBJECTIVE_WORDS[objective].trim()})`;
+  const summary = outcome === 'undecided' && stop ? said.replace(`${head}: undecided: `, `${head}: undecided (${STOP_TEXT[stop]}): `) : said;
+  const v: ScenarioVerdict = { scenario, decided: outcome === 'winner', winner: top, ties, ranked, outcome, minEffect, level: d.level, noise, summary, objective, unpriced: all.filter((c) => c.unpriced), ...(stop ? { stop } : {}) };
   if (d.effect !== undefined) v.effect = d.effect;
   if (d.ci) v.ci = d.ci;
   return v;
@@ -288,6 +336,10 @@ export function verdicts(work: readonly Work[], scenarios: readonly string[], se
 function plain(c: CandidateScore): VerdictCandidate {
   const out: VerdictCandidate = { framework: c.framework, candidate: c.candidate, score: c.score, interval: [c.interval[0], Number.isFinite(c.interval[1]) ? c.interval[1] : null], interval_kind: c.intervalKind, basis: c.basis, repeats: c.repeats, repeatsPassed: c.repeatsPassed, row: c.row, launches: c.launches?.length ?? 1 };
   if (c.launches?.length) out.capacities = c.launches.map((l) => Math.round(l.capacity * 1000) / 1000);
+  const r = (x: number | null, d: number): number | null => (x === null ? null : Math.round(x * 10 ** d) / 10 ** d);
+  Object.assign(out, { gpus: c.columns.gpus, per_gpu: r(c.columns.req_per_s_per_gpu, 4), usd_per_m_output_tokens: r(c.columns.usd_per_m_output_tokens, 4), j_per_output_token: r(c.columns.j_per_output_token, 4) });
+  if (c.per !== undefined && c.per !== 1) out.value = c.value;
+  if (c.unpriced) out.unpriced = c.unpriced;
   return out;
 }
 
@@ -299,5 +351,7 @@ export function verdictEntry(v: ScenarioVerdict): VerdictEntry {
   if (v.level !== undefined) e.level = v.level;
   if (v.noise) e.noise = { rel_sd: v.noise.relSd, df: v.noise.df, measured: v.noise.measured };
   if (v.stop) e.stop = v.stop;
+  if (v.objective !== 'throughput') e.objective = v.objective;
+  if (v.unpriced.length) e.unpriced = v.unpriced.map(plain);
   return e;
 }

@@ -4,6 +4,7 @@
 // if the process died).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { sendTtfts, TIMING_HEADER, TTFTS_PATH } from './ttft-report';
+import { ENERGY_PATH, modelledJoules, sendEnergy } from '../power';
 import type { ResolvedSim } from '../config';
 import type { SimEngine } from '../engine';
 import { simEngineVersion, versionAtLeast } from '../engine-version';
@@ -142,6 +143,15 @@ export class SimHttp implements RouteHost {
     sendJson(res, 404, { detail: 'Not Found' });
   }
 
+  private energy(res: ServerResponse): void {
+    const { config, engine } = this.ctx;
+    const { busy, now } = engine.busyTime();
+    const perReplica = config.gpus / Math.max(1, busy.length);
+    // A P/D prefill worker's one sampled token per request is not output the user sees.
+    const tokens = config.settings.pd?.role === 'prefill' ? 0 : engine.stats().generatedTokens;
+    sendEnergy(res, { joules: modelledJoules(config.gpu.name, perReplica, busy, now), seconds: now, output_tokens: tokens, gpus: config.gpus, basis: 'modelled' });
+  }
+
   notAllowed(res: ServerResponse): void {
     sendJson(res, 405, { detail: 'Method Not Allowed' });
   }
@@ -152,6 +162,8 @@ export class SimHttp implements RouteHost {
     const call: RouteCall = { req, res, path: q >= 0 ? url.slice(0, q) : url, method: req.method ?? 'GET' };
     // The runner's TTFT floor reads the modelled TTFTs (ttft-report.ts): only with its header, so an engine's own routes stay as they are.
     if (call.path === TTFTS_PATH && req.headers[TIMING_HEADER] === '1') return sendTtfts(this.ctx, url, res);
+    // The runner's energy per output token reads the modelled counter (power.ts), under the same header.
+    if (call.path === ENERGY_PATH && req.headers[TIMING_HEADER] === '1') return this.energy(res);
     if (!(await ROUTES[this.ctx.dialect.routes](this, call))) this.notFound(res);
   }
 

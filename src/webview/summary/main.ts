@@ -18,7 +18,7 @@ import { frameworkColor } from './colors';
 import { custom, h } from './dom';
 import { createHost, type Host } from './host';
 import { sortableTable, type Column } from './tables';
-import { predictionsContent } from './predictions';
+import { paretoChart, predictionsContent } from './predictions';
 
 // Lit falls back to <style> elements where constructable stylesheets are missing; give them the nonce.
 const scriptNonce = document.currentScript instanceof HTMLScriptElement ? document.currentScript.nonce : '';
@@ -171,13 +171,24 @@ function crossTable(model: ReportModel): HTMLElement {
 
 const rps = (x: number | null): string => (x === null ? '∞' : x.toFixed(2));
 
+/** A candidate's figures per GPU, per dollar and per joule, where known. */
+function costText(c: ReportModel['verdicts'][number]['ties'][number]): string {
+  const parts = [
+    c.gpus ? `${c.gpus} GPU${c.gpus === 1 ? '' : 's'}` : '',
+    c.per_gpu !== null && c.per_gpu !== undefined ? `${c.per_gpu.toFixed(2)} req/s per GPU` : '',
+    c.usd_per_m_output_tokens !== null && c.usd_per_m_output_tokens !== undefined ? `$${c.usd_per_m_output_tokens.toFixed(3)} per 1M output tokens` : '',
+    c.j_per_output_token !== null && c.j_per_output_token !== undefined ? `${c.j_per_output_token.toFixed(2)} J per output token` : '',
+  ].filter(Boolean);
+  return parts.length ? `; ${parts.join(', ')}` : '';
+}
+
 /** Per scenario the winner, or the tie with every tied candidate, each with its capacity interval and repeats. */
 function verdicts(model: ReportModel): HTMLElement {
   if (model.verdicts.length === 0) return h('p', { class: 'muted' }, 'No scenario.');
   const list = h('div', { id: 'verdict-list' });
   for (const v of model.verdicts) {
     const items = (v.winner ? [v.winner, ...v.ties] : []).map((c) =>
-      h('li', { attrs: { 'data-framework': c.framework, 'data-candidate': c.candidate } }, `${c.framework} ${c.candidate}: ${c.score.toFixed(2)} req/s (${c.interval_kind === 'ci' ? '95% CI ' : c.interval_kind === 'bracket' ? 'bracket ' : ''}${rps(c.interval[0])}–${rps(c.interval[1])}), ${c.launches ?? 1} launch${(c.launches ?? 1) === 1 ? '' : 'es'}, repeats ${c.repeats ? `${c.repeatsPassed}/${c.repeats}` : 'none'}`),
+      h('li', { attrs: { 'data-framework': c.framework, 'data-candidate': c.candidate } }, `${c.framework} ${c.candidate}: ${c.score.toFixed(2)} req/s (${c.interval_kind === 'ci' ? '95% CI ' : c.interval_kind === 'bracket' ? 'bracket ' : ''}${rps(c.interval[0])}–${rps(c.interval[1])}), ${c.launches ?? 1} launch${(c.launches ?? 1) === 1 ? '' : 'es'}, repeats ${c.repeats ? `${c.repeatsPassed}/${c.repeats}` : 'none'}${costText(c)}`),
     );
     const outcome = v.outcome ?? (v.decided ? 'winner' : v.winner ? 'undecided' : 'none');
     const title = outcome === 'none' ? 'no candidate met the SLA' : outcome;
@@ -336,6 +347,14 @@ function searchCost(cost: SearchCost | null | undefined): HTMLElement[] {
   ];
 }
 
+/** Every SLA-passing trial per GPU against per user, aggregated and P/D together; none without such a trial. */
+function measuredPareto(model: ReportModel): HTMLElement[] {
+  const charts = (model.measuredFronts ?? []).map(paretoChart).filter((c): c is SVGSVGElement => c !== null);
+  if (!charts.length) return [];
+  const note = 'Each point one SLA-passing trial: output tokens/s per GPU the candidate held (a P/D unit counts every role\u2019s GPUs) against per-user tokens/s (1000 / p50 TPOT). The front (joined, labelled) is the trials nothing beats on both.';
+  return [section('measured-pareto', 'Per GPU against per user (measured)', h('p', { class: 'muted' }, note), h('div', { class: 'pareto-charts' }, ...charts))];
+}
+
 /** Predicted vs measured, with the predicted Pareto fronts; none for a run without predictions. */
 function predictions(model: ReportModel): HTMLElement[] {
   const content = predictionsContent(model.predictions);
@@ -386,6 +405,7 @@ function render(model: ReportModel, restored: PanelState | undefined, reveal?: s
       {},
       section('verdict-section', 'Verdict', h('p', { class: 'muted' }, 'Candidates are compared by test on their launches: a winner only when its lead is significant and at least the minimum effect; \u201cequivalent\u201d when the differences are shown to be within it; otherwise \u201cundecided\u201d.'), verdicts(model)),
       section('charts-section', 'Latency and throughput against the offered rate', charts),
+      ...measuredPareto(model),
       section('best', 'Best per framework', h('p', { class: 'muted' }, 'Best SLA-passing request throughput per framework (solid) beside the best raw throughput of any measured candidate (faint).'), bars(model)),
       section('cross', 'Cross-framework comparison', crossTable(model)),
       section('winners-section', 'Winners: exact commands', winners(model)),

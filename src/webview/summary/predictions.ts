@@ -54,20 +54,34 @@ export function paretoChart(f: PredictedFront): SVGSVGElement | null {
     svg('text', { x: (PAD.left + W - PAD.right) / 2, y: H - 8, 'text-anchor': 'middle', fill: fg, 'font-size': 11 }, 'output tokens/s per GPU'),
     svg('text', { x: 14, y: (PAD.top + H - PAD.bottom) / 2, 'text-anchor': 'middle', fill: fg, 'font-size': 11, transform: `rotate(-90 14 ${(PAD.top + H - PAD.bottom) / 2})` }, 'per-user tokens/s'),
   );
-  const pts = [...f.points].sort((a, b) => a.throughputPerGpu - b.throughputPerGpu);
+  const all = [...f.points].sort((a, b) => a.throughputPerGpu - b.throughputPerGpu);
+  // A measured view marks its front: only those points are joined and labelled, the rest are drawn faint.
+  const marked = all.some((p) => p.onFront !== undefined);
+  const pts = marked ? all.filter((p) => p.onFront) : all;
+  const fws = [...new Set(all.map((p) => p.framework))];
+  if (marked) for (const p of all.filter((q) => !q.onFront)) root.append(marker(p, x, y, frameworkColor(p.framework, fws.indexOf(p.framework)), 0.35));
   root.append(svg('polyline', { class: 'pareto-front', points: pts.map((p) => `${x(p.throughputPerGpu).toFixed(1)},${y(p.perUserTps).toFixed(1)}`).join(' '), fill: 'none', stroke: fg, 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }));
-  const frameworks = [...new Set(pts.map((p) => p.framework))];
   for (const p of pts) {
-    const color = frameworkColor(p.framework, frameworks.indexOf(p.framework));
+    const color = frameworkColor(p.framework, fws.indexOf(p.framework));
     const label = `${p.framework} ${p.candidate}`;
     const g = svg('g', { class: 'pareto-point', 'data-candidate': label });
     g.append(
-      svg('circle', { cx: x(p.throughputPerGpu), cy: y(p.perUserTps), r: 4, fill: color }, svg('title', {}, `${label}: ${p.throughputPerGpu.toFixed(0)} tok/s per GPU, ${p.perUserTps.toFixed(1)} tok/s per user at ${p.rate.toFixed(2)} req/s (predicted)`)),
+      marker(p, x, y, color, 1, `${label}: ${p.throughputPerGpu.toFixed(0)} tok/s per GPU, ${p.perUserTps.toFixed(1)} tok/s per user at ${p.rate.toFixed(2)} req/s (${marked ? 'measured' : 'predicted'})`),
       svg('text', { x: x(p.throughputPerGpu) + 6, y: y(p.perUserTps) - 6, fill: fg, 'font-size': 10, class: 'pareto-label' }, label),
     );
     root.append(g);
   }
   return root;
+}
+
+/** A point: a circle, a square for a P/D unit; its tooltip when given. */
+function marker(p: PredictedFront['points'][number], x: (v: number) => number, y: (v: number) => number, color: string, opacity: number, tip?: string): SVGElement {
+  const kids = tip ? [svg('title', {}, tip)] : [];
+  const cx = x(p.throughputPerGpu);
+  const cy = y(p.perUserTps);
+  return p.unit
+    ? svg('rect', { x: cx - 4, y: cy - 4, width: 8, height: 8, fill: color, 'fill-opacity': opacity, class: 'pareto-unit' }, ...kids)
+    : svg('circle', { cx, cy, r: 4, fill: color, 'fill-opacity': opacity }, ...kids);
 }
 
 function columns(calibrated: boolean): Array<Column<PredictionRow>> {

@@ -35,13 +35,13 @@ describe('plan keys of the rate search and the verdict', () => {
 
   test('verdict: always filled with its defaults; the values a plan writes; bad values are plan problems', () => {
     const d = read(withQps('lower: 1, upper: 12'));
-    assert.deepEqual(d.bench.verdict, { minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 });
-    assert.deepEqual(DEFAULT_VERDICT, { minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 });
+    assert.deepEqual(d.bench.verdict, { objective: 'throughput', minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 });
+    assert.deepEqual(DEFAULT_VERDICT, { objective: 'throughput', minEffect: 0.03, maxRepeats: 16, alpha: 0.05, repeatLength: 1 });
     const set = read(withQps('lower: 1, upper: 12', '\nverdict:\n  min_effect: 0.05\n  max_repeats: 0\n  alpha: 0.1\n  repeat_length: 1\n'));
     assert.deepEqual(set.problems, []);
-    assert.deepEqual(set.bench.verdict, { minEffect: 0.05, maxRepeats: 0, alpha: 0.1, repeatLength: 1 });
+    assert.deepEqual(set.bench.verdict, { objective: 'throughput', minEffect: 0.05, maxRepeats: 0, alpha: 0.1, repeatLength: 1 });
     const partial = read(withQps('lower: 1, upper: 12', '\nverdict:\n  max_repeats: 4\n'));
-    assert.deepEqual(partial.bench.verdict, { minEffect: 0.03, maxRepeats: 4, alpha: 0.05, repeatLength: 1 });
+    assert.deepEqual(partial.bench.verdict, { objective: 'throughput', minEffect: 0.03, maxRepeats: 4, alpha: 0.05, repeatLength: 1 });
     const bad = read(withQps('lower: 1, upper: 12', '\nverdict:\n  min_effect: 0.7\n  max_repeats: 2.5\n  alpha: 0\n  repeat_length: 9\n'));
     for (const m of ['verdict.min_effect must be a number in [0, 0.5]', 'verdict.max_repeats must be an integer of 0 or more', 'verdict.alpha must be a number in (0, 0.5]', 'verdict.repeat_length must be an integer from 1 to 8']) {
       assert.ok(bad.problems.some((x) => x.includes(m)), `${m}: ${bad.problems.join('; ')}`);
@@ -51,13 +51,37 @@ describe('plan keys of the rate search and the verdict', () => {
     assert.ok(read(withQps('lower: 1, upper: 12', '\nverdict:\n  gpu_budget_s: 0\n')).problems.some((x) => x.includes('verdict.gpu_budget_s must be a positive number of GPU-seconds')));
   });
 
+  test('verdict.objective and cost.gpu_hour_usd: read once, per_dollar without prices is a plan problem that names the fix', () => {
+    const base = (extra: string) => read(withQps('lower: 1, upper: 12', extra));
+    const gpu = base('\nverdict:\n  objective: per_gpu\n');
+    assert.deepEqual(gpu.problems, []);
+    assert.equal(gpu.bench.verdict.objective, 'per_gpu');
+    const dollar = base('\nverdict:\n  objective: per_dollar\ncost:\n  gpu_hour_usd: {H100: 2.5, H200: 3.5}\n');
+    assert.deepEqual(dollar.problems, []);
+    assert.deepEqual([dollar.bench.verdict.objective, dollar.bench.verdict.cost], ['per_dollar', { gpuHourUsd: { H100: 2.5, H200: 3.5 } }]);
+    assert.deepEqual(base('\ncost: {gpu_hour_usd: 3}\n').bench.verdict.cost, { gpuHourUsd: 3 });
+    const noPrice = base('\nverdict:\n  objective: per_dollar\n');
+    assert.ok(noPrice.problems.some((p) => p.includes('verdict.objective per_dollar needs GPU prices: add cost: {gpu_hour_usd: 3.5}')), noPrice.problems.join('; '));
+    // The checker says it where the objective is written (the editor's diagnostic), and a run stops on it.
+    const findings = checkConfigText(withQps('lower: 1, upper: 12', '\nverdict:\n  objective: per_dollar\n'), { kind: 'auto' }).findings.filter((f) => f.code === 'objective-no-price');
+    assert.deepEqual(findings.map((f) => [f.severity, f.path.join('.')]), [['error', 'verdict.objective']]);
+    const other = checkConfigText(withQps('lower: 1, upper: 12', '\nhardware: {gpu_model: H100, gpu_count: 1}\nverdict:\n  objective: per_dollar\ncost: {gpu_hour_usd: {B200: 6}}\n'), { kind: 'auto' }).findings.filter((f) => f.code === 'objective-price-missing');
+    assert.match(other[0]?.message ?? '', /no price for hardware.gpu_model H100 \(prices for B200\)/);
+    assert.equal(noPrice.bench.verdict.objective, 'throughput');
+    assert.ok(base('\nverdict:\n  objective: per_token\n').problems.some((p) => p.includes('verdict.objective must be one of throughput, per_gpu, per_dollar, per_joule')));
+    assert.ok(base('\ncost:\n  gpu_hour_usd: {H100: -1}\n').problems.some((p) => p.includes('cost.gpu_hour_usd must be a positive number')));
+    // The schemas know both keys.
+    assert.deepEqual(validateJson('plan', { model: {}, dataset: {}, frameworks: {}, verdict: { objective: 'per_joule' }, cost: { gpu_hour_usd: { H200: 3.5 } } }).filter((i) => i.path[0] === 'verdict' || i.path[0] === 'cost'), []);
+    assert.equal(validateJson('plan', { model: {}, dataset: {}, frameworks: {}, verdict: { objective: 'per_watt' } }).filter((i) => i.path[0] === 'verdict').length, 1);
+  });
+
   test('the schemas describe the new keys: a plan using them checks clean, a bad value is a schema finding', () => {
     const good = withQps('lower: 1, upper: 12, rel_tolerance: 0.02', '\nverdict:\n  min_effect: 0.03\n  max_repeats: 8\n  alpha: 0.05\n');
     // Schema findings are warnings (the playbook's rules make the errors): none for the keys, one for a bad value.
     const errors = (text: string) => checkConfigText(text, { kind: 'auto' }).findings.filter((f) => f.severity === 'error' || f.code === 'schema');
     assert.deepEqual(errors(good).map((f) => f.message), []);
     assert.ok(errors(withQps('lower: 1, upper: 12, rel_tolerance: 0.9')).some((f) => f.path.join('.') === 'benchmark.qps.rel_tolerance'));
-    assert.deepEqual(errors(withQps('lower: 1, upper: 12', '\nverdict:\n  min_efect: 0.03\n')).map((f) => f.message), ["verdict: unknown key 'min_efect'; allowed keys are min_effect, max_repeats, alpha, repeat_length, gpu_budget_s"]);
+    assert.deepEqual(errors(withQps('lower: 1, upper: 12', '\nverdict:\n  min_efect: 0.03\n')).map((f) => f.message), ["verdict: unknown key 'min_efect'; allowed keys are objective, min_effect, max_repeats, alpha, repeat_length, gpu_budget_s"]);
     // A cookbook config may carry the verdict block too: the playbook's rules say nothing of it, and its schema knows it.
     const cookbook = readFileSync(path.join(REPO, 'configs/cookbook-llm/glm-4.5.yaml'), 'utf8');
     const messages = (text: string) => errors(text).map((f) => f.message);

@@ -9,6 +9,8 @@ import { prepareWork } from '../../../src/core/results/report/work';
 import { fromPlainJson, type PyObject } from '../../../src/core/py/json';
 import type { RunFacts } from '../../../src/core/results/run-facts';
 import { curveRow, launches, reportOf, search, searchRow, type Row } from '../../support/report-rows';
+import { readRows } from '../../../src/core/results/rows';
+import { buildReport } from '../../../src/core/results/report';
 
 const model = reportOf;
 const RATES = [1, 16, 8, 12, 10, 11, 11.5];
@@ -109,5 +111,52 @@ describe('verdicts', () => {
     assert.match(across.summary, /^chat: undecided \(each framework's own repeats ended; .*\): /);
     const won = scenarioVerdict(prepareWork([...launches('vllm', 'c1', [12.1, 11.9, 12.0, 12.2, 12.05, 11.95], RATES.concat([12.5])), ...launches('sglang', 'baseline', [9.0, 9.2, 8.9, 9.1, 9.05, 8.95], RATES)].map((r, i) => ({ line: i + 1, data: fromPlainJson(r) as PyObject })), {} as RunFacts), 'chat', { repeatsEnded: { vllm: 'decided', sglang: 'decided' } });
     assert.equal(won.stop, 'decided');
+  });
+});
+
+describe('verdict.objective: per GPU, per dollar, per joule', () => {
+  // A 3-GPU P/D unit with more req/s than a 1-GPU server, but less per GPU; its GPUs also draw more power.
+  const withCosts = (rows: Row[], gpus: number, watts: number | undefined, model = 'H200'): Row[] =>
+    rows.map((r) => ({ ...r, hardware: { gpu_model: model, gpu_count: gpus }, metrics: { ...(r.metrics as object), output_token_throughput: 200 * (r.trial as { rate: number }).rate }, ...(watts ? { energy: { basis: 'modelled', joules: watts * 60, seconds: 60, mean_power_w: watts, output_tokens: 1000, j_per_output_token: (watts * 60) / 1000 } } : {}) }));
+  const rows = (unitWatts = 1500): Row[] => [
+    ...withCosts(launches('sglang', 'pd1', [12.0, 12.1, 11.9, 12.05], [1, 16, 8, 12, 14, 13, 12.5]), 3, unitWatts),
+    ...withCosts(launches('sglang', 'c1', [9.0, 9.1, 8.9, 9.05], RATES), 1, 560),
+  ];
+  const facts = (verdict: RunFacts['verdict']): RunFacts => ({ scenarios: [], versions: {}, frameworks: [], substitutions: [], problems: [], verdict });
+  const build = (rs: Row[], verdict: RunFacts['verdict']) => {
+    const read = readRows(rs.map((r) => JSON.stringify(r)).join('\n'), 'rows.jsonl');
+    assert.ok(read.ok);
+    return buildReport(read.rows, { rowsFile: 'rows.jsonl', runFacts: facts(verdict) });
+  };
+
+  test('throughput ranks the unit first; per GPU, per dollar and per joule rank the one-GPU server first, and the report shows all four', () => {
+    const thr = build(rows(), {}).verdicts[0];
+    assert.equal(thr?.winner?.candidate, 'pd1');
+    for (const objective of ['per_gpu', 'per_dollar', 'per_joule'] as const) {
+      const m = build(rows(), { objective, cost: { gpuHourUsd: { H200: 3.5 } } });
+      const v = m.verdicts[0];
+      assert.equal(v?.winner?.candidate, 'c1', `${objective}: ${v?.summary}`);
+      assert.equal(v?.outcome, 'winner', v?.summary);
+      assert.equal(v?.objective, objective);
+      assert.match(v?.summary ?? "", new RegExp(`^chat \\(per ${objective.slice(4)}\\): sglang c1 beats sglang pd1`, "i"));
+      const md = renderReportMarkdown(m);
+      assert.match(md, /### Per GPU, per dollar, per joule/);
+      // c1 at ~9 req/s on 1 GPU at $3.5/h, 200/0.98 output tokens per request (the rows' output over request throughput).
+      const c1 = v?.ranked?.find((c) => c.candidate === 'c1');
+      assert.ok(c1 && Math.abs((c1.usd_per_m_output_tokens ?? 0) - (3.5 / 3600 / (c1.score * (200 / 0.98))) * 1e6) < 1e-3, JSON.stringify(c1));
+      assert.equal(c1?.gpus, 1);
+      assert.equal(v?.ranked?.find((c) => c.candidate === 'pd1')?.gpus, 3);
+      assert.match(md, /\| Scenario \| Candidate \| GPUs \| Req\/s \| Req\/s per GPU[^|]*\| \$ per 1M output tokens[^|]*\| J per output token[^|]*\|/);
+      assert.ok(md.includes('(ranked)'));
+    }
+  });
+
+  test('a candidate the objective cannot price is left out of the test and said so, not ranked as zero', () => {
+    // The unit's rows carry no energy block.
+    const v = build(rows(0), { objective: 'per_joule' }).verdicts[0];
+    assert.equal(v?.winner?.candidate, 'c1');
+    assert.deepEqual(v?.ranked?.map((c) => c.candidate), ['c1']);
+    assert.deepEqual(v?.unpriced?.map((c) => [c.candidate, c.unpriced]), [['pd1', 'its trials have no energy reading']]);
+    assert.match(v?.summary ?? '', /not compared per joule: sglang pd1 \(its trials have no energy reading\)$/);
   });
 });
