@@ -7,6 +7,7 @@ import type { RunContext } from './context';
 import { recordNotRun } from './not-run';
 import { repeatFinalists } from './repeats';
 import { captureHelp, captureVersion, recheckAgainstHelp } from './preflight';
+import { preflightUnits } from './unit-preflight';
 
 export async function preflight(ctx: RunContext, f: PlanFramework): Promise<void> {
   const fw = f.framework;
@@ -25,6 +26,12 @@ export async function preflight(ctx: RunContext, f: PlanFramework): Promise<void
     ctx.emit({ type: 'preflight', framework: fw, step: 'validate', status: v.skipped ? 'warn' : 'ok', detail: v.skipped ? `${v.skipped} candidate(s) use flags the CLI does not accept` : `every candidate's flags are in ${v.label}` });
   } else {
     ctx.emit({ type: 'preflight', framework: fw, step: 'validate', status: 'warn', detail: `no --help captured; flags checked against ${f.knownFrom} only` });
+  }
+  const router = await preflightUnits(ctx, f);
+  if (router) {
+    st.router = router;
+    const skipped = f.candidates.filter((c) => c.unit && c.skip).length;
+    ctx.emit({ type: 'preflight', framework: fw, step: 'router', status: router.ok && !skipped ? 'ok' : 'warn', detail: skipped ? `${router.detail}; ${skipped} P/D unit(s) skipped` : router.detail });
   }
   st.candidates = f.candidates.map((c) => ({ id: c.id, name: c.name, command: c.command, ...(c.skip ? { skip: c.skip.reason } : {}) }));
   ctx.saveManifest();

@@ -20,6 +20,8 @@ export interface FrameworkState {
   server_command: string;
   help?: { command: string; file?: string; ok: boolean; detail: string; checked_against?: string };
   version?: { command?: string; version?: string };
+  /** A framework with P/D units: its router's help and version as the preflight captured them (runner/unit-preflight.ts). */
+  router?: { command: string; file?: string; ok: boolean; detail: string; version?: string };
   smoke?: unknown;
   outcome?: string;
   candidates: Array<{ id: string; name: string; command: string; skip?: string; outcome?: string }>;

@@ -107,7 +107,7 @@ export type FrameworkOutcome = 'done' | 'stopped-early' | 'skipped' | 'user_excl
 
 export type RunEvent =
   | { type: 'run-start'; runId: string; outDir: string; target: string; simulated: boolean; resumed: boolean; frameworks: Array<{ framework: FrameworkKey; status: 'run' | 'skipped' | 'user_excluded'; candidates: number; reason?: string }>; plannedTrials: number; finishedTrials: number; movedAside: number }
-  | { type: 'preflight'; framework: FrameworkKey | null; step: 'gpu' | 'help' | 'version' | 'validate' | 'smoke'; status: 'start' | 'ok' | 'warn' | 'failed' | 'skipped'; detail?: string }
+  | { type: 'preflight'; framework: FrameworkKey | null; step: 'gpu' | 'help' | 'version' | 'validate' | 'router' | 'smoke'; status: 'start' | 'ok' | 'warn' | 'failed' | 'skipped'; detail?: string }
   | { type: 'framework-start'; framework: FrameworkKey; candidates: number }
   | { type: 'framework-end'; framework: FrameworkKey; outcome: FrameworkOutcome; reason?: string }
   | ({ type: 'candidate-start'; index: number; of: number; command: string } & CandidateRef)

@@ -11,12 +11,12 @@ import { LAUNCH_ENV } from './launch-env';
 import { launchServer, stopServer, type LaunchResult, type LiveServer } from './server';
 import type { RunTarget } from './target-types';
 
-/** Targets a unit runs on in this version: all its processes on the run's one host. */
-const UNIT_TARGETS = new Set(['sim', 'local']);
+/** Targets a unit runs on in this version: all its processes on the run's one host (this machine, or the ssh host). */
+const UNIT_TARGETS = new Set(['sim', 'local', 'ssh']);
 
 export function unitUnsupported(target: RunTarget): string | undefined {
   if (UNIT_TARGETS.has(target.kind)) return undefined;
-  return `P/D units run on --target sim or local in this version (every process on one host); ${target.kind} placement of a unit's roles comes next`;
+  return `P/D units run on --target sim, local or ssh in this version (every process on one host); ${target.kind} placement of a unit's roles comes next`;
 }
 
 function processLabel(p: UnitProcess): string {

@@ -31,6 +31,24 @@ export interface RouterArgs {
 
 export class RouterUsageError extends Error {}
 
+/** The versions the simulated routers report (sgl-router 0.2.x; vllm-project/router 0.1.x). */
+export const ROUTER_VERSION: Record<RouterKind, string> = { sglang: '0.2.4', vllm: '0.1.5' };
+
+/**
+ * The options each real router's parser defines that a P/D unit uses or tunes (router_args.py @083d6013, @462d39dc),
+ * as the simulated router's --help lists them; the preflight checks a unit's router line against the captured help.
+ */
+const ROUTER_OPTIONS: Record<RouterKind, string[]> = {
+  sglang: ['--host', '--port', '--policy', '--prefill-policy', '--decode-policy', '--pd-disaggregation', '--prefill', '--decode', '--worker-startup-timeout-secs', '--worker-startup-check-interval', '--cache-threshold', '--balance-abs-threshold', '--balance-rel-threshold', '--max-payload-size', '--request-timeout-secs', '--max-concurrent-requests', '--log-level', '--log-dir', '--prometheus-port', '--prometheus-host'],
+  vllm: ['--host', '--port', '--policy', '--vllm-pd-disaggregation', '--prefill', '--decode', '--worker-startup-timeout-secs', '--max-payload-size', '--request-timeout-secs', '--max-concurrent-requests', '--log-level', '--prometheus-port', '--prometheus-host'],
+};
+
+/** The simulated router's --help: an argparse-style usage and its options, labelled simulated. */
+export function routerHelp(program: string, kind: RouterKind): string {
+  const opts = ROUTER_OPTIONS[kind].map((o) => `  ${o}${o === '--prefill' ? ' URL [BOOTSTRAP_PORT]' : o === '--decode' ? ' URL' : o.endsWith('disaggregation') ? '' : ' VALUE'}`);
+  return [`usage: ${program} [options]`, '', `autobench-sim: SIMULATED ${kind === 'sglang' ? 'sgl-router' : 'vllm-router'} ${ROUTER_VERSION[kind]}`, '', 'options:', '  -h, --help', ...opts, ''].join('\n');
+}
+
 const PD_FLAG: Record<RouterKind, string> = { sglang: '--pd-disaggregation', vllm: '--vllm-pd-disaggregation' };
 
 /** AUTOBENCH_SIM_PORTMAP `30000:41234,30001:41235`: a worker's port in the command line -> where the simulator put it. */

@@ -3,7 +3,7 @@
 // routers `python -m sglang_router.launch_router` and `vllm-router`.
 import type { FrameworkKey } from '../core/frameworks/types';
 import { serveFromCli, signalled, simOptionsOf, type ServeOptions, type SimIo } from './cli-serve';
-import { RouterUsageError, startSimRouter, type RouterKind, type SimRouter } from './router';
+import { ROUTER_VERSION, routerHelp, RouterUsageError, startSimRouter, type RouterKind, type SimRouter } from './router';
 import { tokenspeedVersionLine } from './engine-era';
 import { simEngineVersion } from './engine-version';
 import { programHelp } from './help';
@@ -34,6 +34,8 @@ export const SHIM_NAMES = [...Object.keys(PROGRAMS), 'sglang.launch_server', 'py
 
 /** A simulated P/D router until SIGINT/SIGTERM (or `o.stopSignal`); usage errors exit 2 as argparse's do. */
 async function routerMain(program: string, kind: RouterKind, argv: readonly string[], io: SimIo, o: ServeOptions): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) return void io.out.write(routerHelp(program, kind)), 0;
+  if (argv.includes('--version')) return void io.out.write(`${program} ${ROUTER_VERSION[kind]} (autobench-sim: SIMULATED router)\n`), 0;
   const log = (line: string): void => void io.err.write(`${line}\n`);
   let router: SimRouter;
   try {

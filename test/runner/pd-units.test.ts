@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { RunEvent } from '../../src/runner';
 import { cleanup, groupAlive, planYaml, runOnSim, tempDir } from '../support/runner';
 
@@ -39,6 +40,11 @@ describe('P/D units on the simulated engine', () => {
         },
       });
       assert.equal(run.result.status, 'completed');
+      // Preflight captured the router's help and version on the target, beside the workers' (the framework's).
+      const manifest = JSON.parse(readFileSync(path.join(run.outDir, 'manifest.json'), 'utf8')) as { frameworks: Record<string, { router?: { ok: boolean; file?: string; version?: string } }> };
+      const router = manifest.frameworks.sglang?.router;
+      assert.deepEqual([router?.ok, router?.version], [true, '0.2.4'], JSON.stringify(router));
+      assert.match(readFileSync(path.join(run.outDir, router?.file ?? 'missing'), 'utf8'), /--pd-disaggregation/);
       const rows = run.result.rows as unknown as Array<Record<string, unknown>>;
       for (const [id, gpus, processes] of [['pd1', 2, 3], ['pd2', 3, 4]] as const) {
         const mine = rowsOf(rows, id);
@@ -87,6 +93,20 @@ describe('P/D units on the simulated engine', () => {
       }
       // The aggregated baseline has no transfer to fail.
       for (const r of rowsOf(rows, 'baseline')) assert.equal(r.status, 'ok');
+    } finally {
+      cleanup(dir);
+    }
+  });
+
+  test('a router option the captured router help does not list skips the units before any launch, naming it', { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const plan = planYaml({ frameworks: { sglang: SGLANG.replace('  router: {policy: round_robin}', '  router: {policy: round_robin, flags: {no_such_option: 3}}').replace('    prefill.workers: [1, 2]', '    prefill.workers: [1]') } });
+      const run = await runOnSim(plan, { outDir: path.join(dir, 'run'), skipSmoke: true, strategy: 'grid' });
+      const unit = rowsOf(run.result.rows as unknown as Array<Record<string, unknown>>, 'pd1');
+      assert.equal(unit.length, 1);
+      assert.equal(unit[0]?.status, 'skipped');
+      assert.match(reasonOf(unit[0]), /router option --no-such-option not in the captured help\/sglang_router_help\.txt/);
     } finally {
       cleanup(dir);
     }

@@ -297,6 +297,17 @@ export interface PredictionRow {
   calibratedErrorText: string;
 }
 
+/** Which stage bounded a P/D unit's SLA capacity in a scenario. */
+export interface LimitingStageEntry {
+  scenario: string;
+  framework: string;
+  candidate: string;
+  stage: 'prefill' | 'transfer' | 'decode' | 'router' | 'unknown';
+  rate: number;
+  overSla: boolean;
+  because: string;
+}
+
 /** A point of a predicted Pareto front (output tok/s per GPU against per-user tok/s). */
 export interface PredictedFrontPoint {
   framework: string;
@@ -402,6 +413,8 @@ export interface ReportModel {
   predictions?: PredictionsSection | null;
   /** Per scenario, every SLA-passing trial per GPU against per user, aggregated servers and P/D units together. */
   measuredFronts?: PredictedFront[];
+  /** Per scenario and P/D unit, the stage that bounded its SLA capacity (report/limiting-stage.ts). */
+  limitingStages?: LimitingStageEntry[];
   artifacts: Fact[];
   problems: Array<{ line: number; message: string }>;
 }

@@ -78,7 +78,7 @@ function verdictSection(model: ReportModel): string[] {
   const notes = model.verdicts.map((v) => `- ${mdText(v.summary)}`);
   const how =
     'SLA capacity in req/s: a searched candidate\u2019s mean over its launches (each launch read where its latency curve meets the SLA), with a 95% interval over launches (one launch: the search\u2019s bracket, best pass to lowest fail); a fixed-point candidate\u2019s measured throughput. Candidates are compared by test on their launches, with the launch-to-launch noise measured in the run: a winner only when its lead over every other is significant and at least the minimum effect; "equivalent" when the differences are shown to be within it; otherwise "undecided".';
-  return ['## Verdict', '', how, '', ...table(['Scenario', 'Verdict', 'Candidate', 'Req/s (interval)', 'Launches', 'Repeats passed'], [false, false, false, true, true, true], rows), '', ...notes, '', ...costSection(model)];
+  return ['## Verdict', '', how, '', ...table(['Scenario', 'Verdict', 'Candidate', 'Req/s (interval)', 'Launches', 'Repeats passed'], [false, false, false, true, true, true], rows), '', ...notes, '', ...costSection(model), ...stageSection(model)];
 }
 
 const OBJECTIVE_COLUMN: Record<string, number> = { throughput: 2, per_gpu: 3, per_dollar: 4, per_joule: 5 };
@@ -102,6 +102,15 @@ function costSection(model: ReportModel): string[] {
   head[at] = `${head[at]} (ranked)`;
   const how = `Each candidate at its SLA capacity, four ways: per GPU it held (a P/D unit: every role's GPUs), per dollar at cost.gpu_hour_usd (— without a price), per joule of the GPU energy its trials measured (${model.simulatedRows > 0 ? 'modelled by the simulated engine' : 'nvidia-smi power.draw'}). The verdict ranks by verdict.objective: ${objective}.`;
   return ['### Per GPU, per dollar, per joule', '', how, '', ...table(head, [false, false, true, true, true, true, true], rows), ''];
+}
+
+/** Per P/D unit and scenario, the stage that bounded its SLA capacity, and why. */
+function stageSection(model: ReportModel): string[] {
+  const list = model.limitingStages ?? [];
+  if (!list.length) return [];
+  const rows = list.map((s) => [mdText(s.scenario), `${mdCode(s.framework)} ${mdText(s.candidate)}`, s.stage, mdText(s.because)]);
+  const how = 'Read at the first rate over the SLA (else the highest passing one) against the lowest measured rate: a TPOT miss alone is the decode workers\u2019; a TTFT or E2E miss is the stage whose share of the p50 TTFT grew most (prefill queue and prefill, the KV transfer, decode queue and first token, or the router: measured TTFT beyond the workers\u2019 split).';
+  return ['### P/D units: the limiting stage', '', how, '', ...table(['Scenario', 'Unit', 'Limiting stage', 'Why'], [false, false, false, false], rows), ''];
 }
 
 /** The Outcome section: the headline, the first reason when nothing was measured, one line per candidate, and the frameworks not in the run. */

@@ -15,6 +15,7 @@ import { notSelectedEntries } from './report/not-selected';
 import { runOutcome } from './report/outcome';
 import { predictionsSection } from './report/predictions';
 import { measuredFronts } from './report/measured-front';
+import { limitingStages } from './report/limiting-stage';
 import { searchCostSection } from './report/search-cost';
 import { slaSection } from './report/sla-facts';
 import { throughputEntries } from './report/throughput';
@@ -72,6 +73,7 @@ export function buildReport(records: readonly RowRecord[], opts: BuildReportOpti
     searchCost: searchCostSection(runFacts, simulatedRows),
     predictions: predictionsSection(runFacts, verdictList, notSelected),
     measuredFronts: measuredFronts(work, scenarios, simulatedRows > 0),
+    limitingStages: limitingStages(work, scenarios),
     artifacts: artifactFacts(work, winners, runFacts, opts.rowsFile, opts.manifestFile),
     problems: (opts.issues ?? []).map((i) => ({ line: i.line, message: i.message })),
   };

