@@ -110,37 +110,49 @@ export async function launch(ctx: RunContext, f: PlanFramework, cand: Candidate,
   return r;
 }
 
-/** A P/D unit: every process on the run's host, tracked for reaping; GPU time charged for the whole unit. */
+/**
+ * A P/D unit: every process on the run's host, or in a Slurm job laid out over its nodes (unit-nodes.ts); tracked for
+ * reaping; GPU time charged for the whole unit; the job released when the unit stops or fails to start.
+ */
 async function launchUnitOf(ctx: RunContext, f: PlanFramework, cand: Candidate, logFile: string, purpose: GpuPurpose): Promise<LaunchResult | { ok: false; status: 'skipped'; reason: string }> {
   const why = unitUnsupported(ctx.target);
   if (why) return { ok: false, status: 'skipped', reason: `not run: ${why}` };
   const ref = { framework: f.framework, candidateId: cand.id };
-  const gpusBusy = await gpusFreeBeforeLaunch(ctx.target, ctx.signal);
+  let placement: Placement | undefined;
+  if (ctx.target.place && cand.unit) {
+    const placed = await ctx.target.place({ framework: f.framework, candidateId: cand.id, purpose, gpus: cand.unit.gpus, unit: cand.unit }, ctx.signal);
+    if ('refused' in placed) return placed.refused === 'skipped' ? { ok: false, status: 'skipped', reason: `not run: ${placed.reason}` } : { ok: false, status: placed.refused, reason: placed.reason };
+    placement = placed;
+  }
+  const gpusBusy = placement ? undefined : await gpusFreeBeforeLaunch(ctx.target, ctx.signal);
   if (gpusBusy) return { ok: false, status: 'failed', reason: gpusBusy };
   const t0 = performance.now();
   const pids: number[] = [];
-  // The unit's workers listen on loopback behind its router; the router takes no API key option of ours yet.
-  if (ctx.secrets.apiKey) ctx.log('warn', `${f.framework} ${cand.id}: a P/D unit runs without the plan's API key (its workers listen on loopback; the router is not given one)`);
+  // The unit's workers listen behind its router; the router takes no API key option of ours yet.
+  if (ctx.secrets.apiKey) ctx.log('warn', `${f.framework} ${cand.id}: a P/D unit runs without the plan's API key (its workers listen behind the router; the router is not given one)`);
   const r = await launchUnit(ctx, f, cand, {
     logFile,
     secretEnv: ctx.secrets.serverEnv,
+    ...(placement ? { placement } : {}),
     onPid: (pid, p) => {
       pids.push(pid);
       ctx.track({ pgid: pid, target: ctx.opts.target, framework: f.framework, candidate: cand.id, program: basename(p.argv[0] ?? '') }, pid, true);
       ctx.emit({ type: 'server', ...ref, state: 'waiting', pid, port: p.port });
     },
+    onLaunched: (line) => ctx.log('info', `${f.framework} ${cand.id}: ${line}`),
   });
   if (!r.ok) {
     for (const pid of pids) ctx.track(undefined, pid, false);
     ctx.chargeGpu(purpose, `${f.framework} ${cand.id}`, (performance.now() - t0) / 1000);
+    await placement?.release();
     return r;
   }
-  r.server.host = ctx.target.host;
-  held.set(r.server, { t0, purpose, key: `${f.framework} ${cand.id}`, placement: undefined });
-  // The TTFT floor is probed per engine (ttft-floor.ts); through a router the engine's modelled times are not reported yet.
-  if (r.server.simulated && ctx.speed > 1 && purpose !== 'smoke') {
-    ctx.log('warn', `${f.framework} ${cand.id}: the P/D unit's TTFT includes the router hops' wall-clock cost x ${ctx.speed} (--sim-speed); it is not removed yet, so the unit's TTFT reads high against a single server's`);
-  }
+  r.server.host = (placement?.target ?? ctx.target).host;
+  if (placement) r.server.executor = placement.target.executor;
+  if (placement?.jobId) r.server.slurmJob = placement.jobId;
+  held.set(r.server, { t0, purpose, key: `${f.framework} ${cand.id}`, placement });
+  const floor = purpose === 'smoke' ? undefined : await probeLaunch(r.server, ctx.speed, ctx.plan.sla?.limits);
+  if (floor) ctx.log('info', `${f.framework} ${cand.id}: ${floor}`);
   ctx.emit({ type: 'server', ...ref, state: 'ready', pid: r.server.proc.pid, port: r.server.port });
   return r;
 }

@@ -4,12 +4,13 @@ import { mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { PlanSlurm } from '../core/plan/slurm';
+import { unitNodeLayout, type UnitNodeLayout } from '../core/candidates/unit-nodes';
 import { DEFAULT_SLURM_TIME_LIMIT } from '../core/plan/slurm';
 import { LocalExecutor, type Executor, type SecretSource } from '../exec';
 import { SlurmCluster, SubmitRefused, isEnded } from '../exec/slurm/cluster';
 import type { SlurmPartition } from '../core/plan/slurm-partitions';
 import type { JobInfo } from '../exec/slurm/commands';
-import { SlurmAllocationExecutor, SlurmJobExecutor } from '../exec/slurm/job-executor';
+import { SlurmAllocationExecutor, SlurmJobExecutor, type JobPlace } from '../exec/slurm/job-executor';
 import { DEFAULT_DIST_PORT, isMpiWorld, multiNodeUnsupported, splitOverNodes, type NodeSplit } from '../exec/slurm/multinode';
 import { DEFAULT_PORTS, LAUNCH_ENV, freePort, portFlag, simLaunchEnv, simSettingsOf, simShimEnv } from './launch-env';
 import type { PlaceRefused, PlaceRequest, Placement, RunTarget, SimSettings, SlurmJobRecord } from './target-types';
@@ -89,9 +90,12 @@ class SlurmTarget implements RunTarget {
 
   async place(req: PlaceRequest, signal: AbortSignal | undefined): Promise<Placement | PlaceRefused> {
     const p = this.s.partition;
-    const split = splitOverNodes({ gpus: req.gpus, nodeGpus: p.gpusPerNode, partitionNodes: p.nodes, multiNode: req.multiNode === true, ...(req.nodes !== undefined ? { nodes: req.nodes } : {}) }, this.s.slurm.gres);
+    const layout = req.unit ? unitNodeLayout(req.unit, p.gpusPerNode) : undefined;
+    if (typeof layout === 'string') return { refused: 'skipped', reason: `${layout} of partition ${p.name}` };
+    if (layout && layout.nodes > p.nodes) return { refused: 'skipped', reason: `its processes need ${layout.nodes} nodes of up to ${layout.gpusPerNode} GPUs (placement ${req.unit?.placement}); partition ${p.name} has ${p.nodes}` };
+    const split = layout ?? splitOverNodes({ gpus: req.gpus, nodeGpus: p.gpusPerNode, partitionNodes: p.nodes, multiNode: req.multiNode === true, ...(req.nodes !== undefined ? { nodes: req.nodes } : {}) }, this.s.slurm.gres);
     if ('refused' in split) return { refused: 'skipped', reason: `${split.refused.replace('the partition', `partition ${p.name}`)}` };
-    const unsupported = split.nodes > 1 ? multiNodeUnsupported(req.framework, req.argv ?? [], req.cli) : undefined;
+    const unsupported = split.nodes > 1 && !layout ? multiNodeUnsupported(req.framework, req.argv ?? [], req.cli) : undefined;
     if (unsupported) return { refused: 'skipped', reason: `needs ${split.nodes} nodes of ${split.gpusPerNode} GPUs; ${unsupported}` };
     const submitted = await this.submit(req, split);
     if ('refused' in submitted) return submitted;
@@ -107,6 +111,7 @@ class SlurmTarget implements RunTarget {
     const address = await this.s.cluster.nodeAddress(head);
     const login = new LocalExecutor({ secrets: this.s.secrets, baseEnv: this.s.env });
     const place = { jobId: job.job_id, node: head, nodes: job.nodes, address, partition: p.name, ...(this.s.slurm.containerImage ? { containerImage: this.s.slurm.containerImage } : {}) };
+    if (layout) return this.unitPlacement(job, login, place, layout);
     let executor = new SlurmJobExecutor(login, place);
     if (split.nodes > 1) {
       // An MPI world (TensorRT-LLM) meets through the MPI plugin, not at a port of ours.
@@ -124,6 +129,22 @@ class SlurmTarget implements RunTarget {
       close: () => executor.close(),
     };
     return { target, jobId: job.job_id, release: () => this.release(job, executor) };
+  }
+
+  /** A P/D unit's job: a target per node, each starting its steps there (pinned), listening at that node's address. */
+  private async unitPlacement(job: SlurmJobRecord, login: LocalExecutor, place: JobPlace, unitLayout: UnitNodeLayout): Promise<Placement> {
+    const nodeTargets: RunTarget[] = [];
+    for (const node of job.nodes) {
+      const address = node === place.node ? place.address : await this.s.cluster.nodeAddress(node);
+      const executor = new SlurmJobExecutor(login, { ...place, node, address });
+      nodeTargets.push({ executor, kind: 'slurm', simulated: this.simulated, sim: this.sim, host: node, address, maxParallel: 1, prepareLaunch: (fw, flags) => this.prepareIn(executor, address, fw, flags), close: () => executor.close() });
+    }
+    const head = nodeTargets[0] as RunTarget;
+    const release = async (): Promise<void> => {
+      for (const t of nodeTargets.slice(1)) await t.executor.close();
+      await this.release(job, head.executor);
+    };
+    return { target: head, jobId: job.job_id, nodeTargets, unitLayout, release };
   }
 
   private async submit(req: PlaceRequest, split: NodeSplit): Promise<SlurmJobRecord | PlaceRefused> {

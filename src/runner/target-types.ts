@@ -1,4 +1,6 @@
 // What a run target is to the runner: an executor, its host, how a launch gets its port and variables, and for schedulers a place per launch.
+import type { Unit } from '../core/candidates/unit';
+import type { UnitNodeLayout } from '../core/candidates/unit-nodes';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { Executor } from '../exec';
 import type { CliFacts } from '../exec/slurm/multinode';
@@ -19,6 +21,8 @@ export interface RunTarget {
   sim: SimSettings | undefined;
   /** Host name for rows (`hardware.host`). */
   host: string;
+  /** A Slurm node's NodeAddr, where its servers listen (a P/D unit's router reaches its workers there). */
+  address?: string;
   /** The port a candidate's server will listen on, and the variables its launch needs. */
   prepareLaunch(fw: FrameworkKey, flags: Record<string, unknown>): Promise<{ port: number; env: Record<string, string> }>;
   /** Candidates measured at once: 1, but on a scheduler that gives each its own GPUs (slurm). */
@@ -53,6 +57,8 @@ export interface PlaceRequest {
   argv?: readonly string[];
   /** What preflight read of the framework's CLI (flag list, version): whether it can span nodes at all. */
   cli?: CliFacts;
+  /** A P/D unit: laid out over the partition's nodes (core/candidates/unit-nodes.ts); its processes are started one by one. */
+  unit?: Unit;
 }
 
 /** A place to launch one server (a Slurm job): a target of its own for that launch, released when the server stops. */
@@ -60,6 +66,9 @@ export interface Placement {
   target: RunTarget;
   /** The Slurm job holding the place. */
   jobId?: string;
+  /** A P/D unit's place: a target per node of the job (the first is `target`), and each process's node and GPUs there. */
+  nodeTargets?: RunTarget[];
+  unitLayout?: UnitNodeLayout;
   release(): Promise<void>;
 }
 

@@ -9,14 +9,14 @@ import type { PlanFramework } from '../core/plan/types';
 import type { RunContext } from './context';
 import { LAUNCH_ENV } from './launch-env';
 import { launchServer, stopServer, type LaunchResult, type LiveServer } from './server';
-import type { RunTarget } from './target-types';
+import type { Placement, RunTarget } from './target-types';
 
-/** Targets a unit runs on in this version: all its processes on the run's one host (this machine, or the ssh host). */
-const UNIT_TARGETS = new Set(['sim', 'local', 'ssh']);
+/** Targets a unit runs on: this machine or an ssh host (every process there), a Slurm job over the nodes its layout needs. */
+const UNIT_TARGETS = new Set(['sim', 'local', 'ssh', 'slurm']);
 
 export function unitUnsupported(target: RunTarget): string | undefined {
   if (UNIT_TARGETS.has(target.kind)) return undefined;
-  return `P/D units run on --target sim, local or ssh in this version (every process on one host); ${target.kind} placement of a unit's roles comes next`;
+  return `P/D units run on --target sim, local, ssh or slurm; not on ${target.kind}`;
 }
 
 function processLabel(p: UnitProcess): string {
@@ -27,29 +27,78 @@ function processLog(logFile: string, p: UnitProcess): string {
   return p.role === 'router' ? logFile : join(dirname(logFile), `${p.role}-${p.index}.log`);
 }
 
+/** Where each process runs: the run's target, or on a Slurm job the node the unit's layout puts it on. */
+function targetOf(base: RunTarget, placement: Placement | undefined, i: number): RunTarget {
+  const node = placement?.unitLayout?.at[i]?.node ?? 0;
+  return placement?.nodeTargets?.[node] ?? placement?.target ?? base;
+}
+
 /** Where each process listens: the unit's own ports on a real host; free ports on the simulator, the router told where. */
-async function portsOf(target: RunTarget, fw: FrameworkKey, procs: readonly UnitProcess[]): Promise<Map<UnitProcess, { port: number; env: Record<string, string> }>> {
+async function portsOf(base: RunTarget, placement: Placement | undefined, fw: FrameworkKey, procs: readonly UnitProcess[]): Promise<Map<UnitProcess, { port: number; env: Record<string, string> }>> {
   const out = new Map<UnitProcess, { port: number; env: Record<string, string> }>();
-  for (const p of procs) {
-    if (target.kind === 'sim') out.set(p, await target.prepareLaunch(fw, {}));
+  const free = base.kind === 'sim' || (placement !== undefined && base.simulated);
+  for (const [i, p] of procs.entries()) {
+    if (free) out.set(p, await targetOf(base, placement, i).prepareLaunch(fw, {}));
     else out.set(p, { port: p.port, env: { ...LAUNCH_ENV[fw] } });
   }
   const map = procs.filter((p) => p.role !== 'router').map((p) => `${p.port}:${out.get(p)?.port ?? p.port}`);
   const router = procs.find((p) => p.role === 'router');
   const r = router && out.get(router);
-  if (r && target.kind === 'sim') r.env.AUTOBENCH_SIM_PORTMAP = map.join(',');
+  if (r && free) r.env.AUTOBENCH_SIM_PORTMAP = map.join(',');
   return out;
 }
 
-/** A process's environment: the unit's (its GPU slots mapped onto the GPUs the run was given), then the target's. */
-function envOf(target: RunTarget, p: UnitProcess, base: Record<string, string>): Record<string, string> {
+/** A process's environment: the unit's (its GPU slots mapped onto the GPUs the run, or its node in the job, gives it), then the target's. */
+function envOf(target: RunTarget, p: UnitProcess, base: Record<string, string>, nodeGpus: number[] | undefined): Record<string, string> {
   const env: Record<string, string> = { ...base };
   for (const [k, v] of p.env) env[k] = v;
-  if (p.gpus.length && target.gpus?.length) {
-    env.CUDA_VISIBLE_DEVICES = p.gpus.map((g) => String(target.gpus?.[g] ?? g)).join(',');
+  const gpus = nodeGpus ?? (p.gpus.length && target.gpus?.length ? p.gpus.map((g) => target.gpus?.[g] ?? g) : undefined);
+  if (p.gpus.length && gpus) {
+    env.CUDA_VISIBLE_DEVICES = gpus.map(String).join(',');
     env.CUDA_DEVICE_ORDER = 'PCI_BUS_ID';
   }
   return env;
+}
+
+/**
+ * A unit in a Slurm job: every process listens on every address of its node (the runner checks each from the login
+ * host, as an aggregated server there gets --host 0.0.0.0); over several nodes the router names each worker at its
+ * node's address (vLLM's NIXL side channel at it too). On this machine or an ssh host the unit's own lines stand.
+ */
+function acrossNodes(procs: readonly UnitProcess[], placement: Placement | undefined): Map<UnitProcess, { argv: string[]; env: Record<string, string> }> {
+  const out = new Map<UnitProcess, { argv: string[]; env: Record<string, string> }>();
+  const layout = placement?.unitLayout;
+  if (!layout) return out;
+  if (layout.nodes < 2) {
+    // One node: the runner checks each worker's health from the login host, so every process listens beyond loopback.
+    for (const p of procs) out.set(p, { argv: reachable(p.argv), env: {} });
+    return out;
+  }
+  const addr = (i: number): string => placement?.nodeTargets?.[layout.at[i]?.node ?? 0]?.address ?? '127.0.0.1';
+  const byPort = new Map(procs.map((p, i) => [p.port, addr(i)] as const));
+  for (const [i, p] of procs.entries()) {
+    const argv = [...p.argv];
+    if (p.role === 'router') {
+      for (let k = 0; k < argv.length - 1; k++) {
+        if (argv[k] !== '--prefill' && argv[k] !== '--decode') continue;
+        const u = new URL(argv[k + 1] as string);
+        u.hostname = byPort.get(Number(u.port)) ?? u.hostname;
+        argv[k + 1] = u.toString().replace(/\/$/, '');
+      }
+      out.set(p, { argv: reachable(argv), env: {} });
+      continue;
+    }
+    out.set(p, { argv: reachable(argv), env: p.env.some(([k]) => k === 'VLLM_NIXL_SIDE_CHANNEL_PORT') ? { VLLM_NIXL_SIDE_CHANNEL_HOST: addr(i) } : {} });
+  }
+  return out;
+}
+
+/** The argv with its --host value replaced by 0.0.0.0. */
+function reachable(argv: readonly string[]): string[] {
+  const out = [...argv];
+  const h = out.indexOf('--host');
+  if (h >= 0) out[h + 1] = '0.0.0.0';
+  return out;
 }
 
 /** Polls the router's /workers until it counts every worker of the unit (its /readiness only needs one of each role). */
@@ -74,6 +123,10 @@ async function routerSeesAll(server: LiveServer, want: { prefill: number; decode
 
 export interface UnitLaunchOptions {
   logFile: string;
+  /** A Slurm job holding the unit: a target per node and each process's node and GPUs there. */
+  placement?: Placement;
+  /** Says what was launched where when it differs from the unit's own lines (several nodes). */
+  onLaunched?: (line: string) => void;
   /** Names of the secret variables every process gets (HF_TOKEN...): values never in a command line. */
   secretEnv: readonly string[];
   onPid: (pid: number, p: UnitProcess) => void;
@@ -83,18 +136,23 @@ export interface UnitLaunchOptions {
 export async function launchUnit(ctx: RunContext, f: PlanFramework, cand: Candidate, o: UnitLaunchOptions): Promise<LaunchResult> {
   const unit = cand.unit;
   if (!unit) throw new Error(`${cand.id} is not a P/D unit`);
-  const target = ctx.target;
-  const ports = await portsOf(target, f.framework, unit.processes);
+  const placement = o.placement;
+  const ports = await portsOf(ctx.target, placement, f.framework, unit.processes);
+  const moved = acrossNodes(unit.processes, placement);
   const up: LiveServer[] = [];
   const stopAll = async (): Promise<void> => {
     for (const s of [...up].reverse()) await stopServer(s, ctx.graceMs);
   };
-  for (const p of unit.processes) {
+  for (const [i, p] of unit.processes.entries()) {
+    const target = targetOf(ctx.target, placement, i);
     const at = ports.get(p) ?? { port: p.port, env: {} };
-    const own: RunTarget = { ...target, prepareLaunch: () => Promise.resolve({ port: at.port, env: envOf(target, p, at.env) }) };
+    const m = moved.get(p);
+    const env = { ...envOf(target, p, at.env, placement?.unitLayout?.at[i]?.gpus), ...m?.env };
+    if (m) o.onLaunched?.(`${processLabel(p)} on ${target.host}: ${m.argv.join(' ')}`);
+    const own: RunTarget = { ...target, prepareLaunch: () => Promise.resolve({ port: at.port, env }) };
     const r = await launchServer(own, {
       framework: f.framework,
-      argv: p.argv,
+      argv: m?.argv ?? p.argv,
       flags: {},
       logFile: processLog(o.logFile, p),
       secretEnv: o.secretEnv,

@@ -32,7 +32,12 @@ export interface DisaggSection {
   decode: DisaggRoleSection;
   /** Keys `prefill.workers`, `decode.<flag>`...: values to try, as search_space has them. */
   searchSpace: PyMap;
+  /** Over several nodes (a scheduler's job): pack fills each node in start order; by_role starts each role on a node of its own. */
+  placement: UnitPlacement;
 }
+
+export type UnitPlacement = 'pack' | 'by_role';
+export const UNIT_PLACEMENTS: readonly UnitPlacement[] = ['pack', 'by_role'];
 
 export const UNIT_ROLES: readonly UnitRole[] = ['prefill', 'decode'];
 
@@ -60,6 +65,7 @@ export interface Unit {
   /** Every GPU the unit holds (all roles). */
   gpus: number;
   routerPort: number;
+  placement: UnitPlacement;
   /** Prefill workers, decode workers, then the router: the order they start in. */
   processes: UnitProcess[];
 }
@@ -167,6 +173,7 @@ export function renderUnit(i: UnitRenderInputs): Unit {
     tp: { prefill: tpOf('prefill'), decode: tpOf('decode') },
     gpus: workers.reduce((n, w) => n + w.gpus.length, 0),
     routerPort: i.disagg.router.port,
+    placement: i.disagg.placement,
     processes: [...workers, router],
   };
 }

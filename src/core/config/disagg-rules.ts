@@ -10,10 +10,11 @@ import { looksLikeSecretName, secretNamedValue } from '../secrets';
 import { findFlag, mentionOf } from './known-flags';
 import type { DisaggRoleSection, DisaggSection, FrameworkSection } from './model';
 import type { YamlPath } from './yaml-doc';
+import { UNIT_PLACEMENTS, type UnitPlacement } from '../candidates/unit';
 import type { Candidate } from '../candidates/candidate';
 
 const ROLES = ['prefill', 'decode'] as const;
-const BLOCK_KEYS = new Set(['transfer_backend', 'transfer_config', 'port_base', 'router', 'prefill', 'decode', 'search_space']);
+const BLOCK_KEYS = new Set(['transfer_backend', 'transfer_config', 'port_base', 'placement', 'router', 'prefill', 'decode', 'search_space']);
 const ROLE_KEYS = new Set(['workers', 'flags', 'env']);
 const ROUTER_KEYS = new Set(['command', 'host', 'port', 'policy', 'flags']);
 
@@ -194,9 +195,12 @@ export function checkDisaggregation(sink: FindingSink, fw: FrameworkKey, section
   const router = readRouter(profile, block.get('router'), [...at, 'router'], bad);
   const portBase = portOf(block.get('port_base'), 30000, [...at, 'port_base'], bad);
   const searchSpace = readSearch(sec, profile, block.get('search_space'), [...at, 'search_space'], bad, warn);
+  const pl = block.get('placement');
+  const placement: UnitPlacement = pl === undefined || pl === null ? 'pack' : (UNIT_PLACEMENTS as readonly unknown[]).includes(pl) ? (pl as UnitPlacement) : 'pack';
+  if (pl !== undefined && pl !== null && placement !== pl) bad('pd-placement', `placement must be ${UNIT_PLACEMENTS.join(' or ')} (pack fills each node in start order; by_role starts each role on nodes of its own)`, [...at, 'placement']);
   const [prefill, decode] = roles;
   if (!ok || !prefill || !decode) return;
-  sec.disagg = { transferBackend, transferConfig: isPyMap(tc) ? tc : new Map<PyScalar, PyValue>(), portBase, router, prefill, decode, searchSpace };
+  sec.disagg = { transferBackend, transferConfig: isPyMap(tc) ? tc : new Map<PyScalar, PyValue>(), portBase, router, prefill, decode, searchSpace, placement };
 }
 
 /**

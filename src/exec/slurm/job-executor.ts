@@ -37,7 +37,8 @@ export class SlurmJobExecutor implements Executor {
   }
 
   private step(argv: readonly string[]): string[] {
-    const head = this.place.multiNode ? { nodelist: this.place.node } : {};
+    // A step on a job of several nodes runs on this executor's node (a multi-node server's head, a P/D unit's node).
+    const head = this.place.multiNode || (this.place.nodes?.length ?? 1) > 1 ? { nodelist: this.place.node } : {};
     return srunArgv({ jobId: this.place.jobId, ...head, ...(this.place.containerImage ? { containerImage: this.place.containerImage } : {}) }, argv);
   }
 

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkConfigText, type CheckResult } from '../../../src/core/config/check';
+import { unitNodeLayout } from '../../../src/core/candidates/unit-nodes';
+import type { Unit } from '../../../src/core/candidates/unit';
 import { launchGpuTotal } from '../../../src/core/candidates/gpus';
 import type { Candidate } from '../../../src/core/candidates/candidate';
 import { commandsListing } from '../../../src/core/editor/outline';
@@ -137,7 +139,7 @@ describe('P/D units: rules', () => {
     assert.deepEqual(sg('prefill: {}\ndecode: {}\nsearch_space: {decode.workers: [1, 0]}'), ['pd-workers: sglang: decode.workers: worker counts must be whole numbers >= 1']);
     assert.deepEqual(sg('prefill: {}'), ['pd-role: sglang: decode must be a mapping with workers, flags and env (each optional)']);
     assert.deepEqual(sg('prefill: {}\ndecode: {}\ntransfer_config: {a: 1}'), ["pd-transfer-config: sglang: transfer_config is for vLLM's kv_transfer_config; sglang takes its transfer settings as worker flags"]);
-    assert.deepEqual(sg('prefill: {}\ndecode: {}\nrouters: {}'), ["pd-key: sglang: disaggregation has no key 'routers': it takes transfer_backend, transfer_config, port_base, router, prefill, decode, search_space"]);
+    assert.deepEqual(sg('prefill: {}\ndecode: {}\nrouters: {}'), ["pd-key: sglang: disaggregation has no key 'routers': it takes transfer_backend, transfer_config, port_base, placement, router, prefill, decode, search_space"]);
   });
 
   test('a credential in a role env is refused: the env is printed in the commands', () => {
@@ -207,7 +209,7 @@ describe('P/D units in a plan, the listing and the schema', () => {
 
   test('the schema describes the block for completion and hover', () => {
     const keys = schemaKeysAt('plan', ['frameworks', 'sglang', 'disaggregation']).map((k) => k.name);
-    assert.deepEqual(keys.sort(), ['decode', 'port_base', 'prefill', 'router', 'search_space', 'transfer_backend', 'transfer_config']);
+    assert.deepEqual(keys.sort(), ['decode', 'placement', 'port_base', 'prefill', 'router', 'search_space', 'transfer_backend', 'transfer_config']);
     assert.deepEqual(schemaKeysAt('plan', ['frameworks', 'vllm', 'disaggregation', 'prefill']).map((k) => k.name).sort(), ['env', 'flags', 'workers']);
   });
 });
@@ -241,5 +243,26 @@ describe('P/D units in the editor: completion and hover', () => {
     assert.match(hoverAt(r, search, undefined)?.markdown ?? '', /--tp-size/);
     const block = exampleText.indexOf('transfer_backend: mooncake') + 2;
     assert.match(hoverAt(r, block, undefined)?.markdown ?? '', /How KV moves from prefill to decode workers/);
+  });
+});
+
+describe('P/D units over a scheduler\'s nodes', () => {
+  const block = (placement: string) => `transfer_backend: mooncake\n${placement}prefill: {workers: 2}\ndecode: {workers: 1, flags: {tp_size: 2}}`;
+
+  test('pack fills each node in start order, never splitting a worker; by_role starts each role on a node of its own; the router on the first', () => {
+    const [pack] = units(check(plan('sglang', block(''))), 'sglang');
+    assert.equal(pack?.unit?.placement, 'pack');
+    // 2 single-GPU prefill workers fill node 0 (2 GPUs); the TP2 decode worker goes to node 1.
+    assert.deepEqual(unitNodeLayout(pack?.unit, 2), { nodes: 2, gpusPerNode: 2, at: [{ node: 0, gpus: [0] }, { node: 0, gpus: [1] }, { node: 1, gpus: [0, 1] }, { node: 0, gpus: [] }] });
+    // On 4-GPU nodes the unit packs onto one.
+    assert.deepEqual(unitNodeLayout(pack?.unit, 4), { nodes: 1, gpusPerNode: 4, at: [{ node: 0, gpus: [0] }, { node: 0, gpus: [1] }, { node: 0, gpus: [2, 3] }, { node: 0, gpus: [] }] });
+    const [byRole] = units(check(plan('sglang', block('placement: by_role\n'))), 'sglang');
+    assert.deepEqual(unitNodeLayout(byRole?.unit as Unit, 4)?.valueOf(), { nodes: 2, gpusPerNode: 2, at: [{ node: 0, gpus: [0] }, { node: 0, gpus: [1] }, { node: 1, gpus: [0, 1] }, { node: 0, gpus: [] }] });
+    assert.equal(unitNodeLayout(pack?.unit, 1), 'a decode worker holds 2 GPUs, more than a node\'s 1');
+  });
+
+  test('a placement the runner does not know is an error naming the choices', () => {
+    const r = check(plan('sglang', block('placement: spread\n')));
+    assert.ok(errorsOf(r).some((e) => e.startsWith('pd-placement: sglang: placement must be pack or by_role')), errorsOf(r).join('\n'));
   });
 });
