@@ -8,7 +8,9 @@ import { arrivalSchedule } from '../core/workload/arrivals';
 import { subSeed } from '../core/workload/build';
 import { simulateLoad, type VirtualResult } from '../sim/virtual';
 import { engineFor, predictOptions } from './engine';
-import { planGpu, predictionHead, UNIT_NOT_PREDICTED, type PredictPlanOptions } from './plan';
+import { planGpu, predictionHead, type PredictPlanOptions } from './plan';
+import { UNIT_EXTRA_ERROR, unitEngines, type UnitEngines } from './unit';
+import { kvTransferSeconds } from '../sim/pd';
 import { PRIOR_REL_ERROR } from './prior';
 import { UNIT_FACTORS, type Factors, type PredictedStatus, type PredictionHead } from './types';
 
@@ -91,11 +93,11 @@ const NOT_RUN = { completed: 0, failed: 0, duration_s: null, request_throughput:
 function candidateAt(plan: RunPlan, fw: FrameworkKey, cand: Candidate, at: Required<AtSpec>, o: PredictPlanOptions): AtPoint[] {
   const cal = o.calibrationFor?.(fw, cand);
   const base = { framework: fw, candidate: cand.id, factors: cal?.factors ?? UNIT_FACTORS, rel_error: cal?.relError ?? PRIOR_REL_ERROR };
-  const engine = cand.skip || cand.unit ? undefined : engineFor(fw, cand, predictOptions(planGpu(plan), o.sim), base.factors);
+  if (cand.unit && !cand.skip) return unitAt(plan, fw, cand, at, o, base);
+  const engine = cand.skip ? undefined : engineFor(fw, cand, predictOptions(planGpu(plan), o.sim), base.factors);
   return plan.scenarios.map((sc) => {
     const id = { ...base, scenario: sc.name };
     if (cand.skip) return { ...id, ...NOT_RUN, status: 'skipped' as const, reason: cand.skip.reason, gpus: 0 };
-    if (cand.unit) return { ...id, ...NOT_RUN, status: 'skipped' as const, reason: UNIT_NOT_PREDICTED, gpus: cand.unit.gpus };
     if (!engine?.ok) return { ...id, ...NOT_RUN, status: engine?.oom ? ('oom' as const) : ('fails' as const), reason: engine?.reason ?? 'the server would not start', gpus: 0 };
     // The load client's warm-up requests finish before the measured ones are sent and the cache is flushed after them:
     // on a fresh engine they leave nothing behind, so none is simulated. The arrivals are the client's own schedule.
@@ -104,6 +106,45 @@ function candidateAt(plan: RunPlan, fw: FrameworkKey, cand: Candidate, at: Requi
     const v = simulateLoad(engine.config, { inputLen: sc.inputLen, outputLen: sc.outputLen, ...load, requests: at.requests, warmup: 0, seed: plan.bench.seed, arrivals: Array.from(due, (ms) => ms / 1000) });
     return { ...id, status: 'ok' as const, gpus: engine.config.gpus, ...figures(v), kv_capacity_tokens: engine.config.kvTokens };
   });
+}
+
+/**
+ * A P/D unit at the operating point: its prefill workers (one output token each) and decode workers (KV landing after
+ * the modelled transfer) simulated on their shares of the load, composed (unit.ts): TTFT the two legs added, TPOT and
+ * ITL the decode worker's, throughput the slower role's. Its relative error is widened for the composition.
+ */
+function unitAt(plan: RunPlan, fw: FrameworkKey, cand: Candidate, at: Required<AtSpec>, o: PredictPlanOptions, base: { framework: FrameworkKey; candidate: string; factors: Factors; rel_error: number }): AtPoint[] {
+  const made = unitEngines(fw, cand, predictOptions(planGpu(plan), o.sim), base.factors);
+  const gpus = cand.unit?.gpus ?? 0;
+  const rel = Math.hypot(base.rel_error, UNIT_EXTRA_ERROR);
+  return plan.scenarios.map((sc) => {
+    const id = { ...base, rel_error: rel, scenario: sc.name };
+    if (!made.ok) return { ...id, ...NOT_RUN, status: made.oom ? ('oom' as const) : ('fails' as const), reason: made.reason, gpus };
+    return { ...id, status: 'ok' as const, gpus, ...unitFigures(made.engines, sc, at, plan.bench.seed), kv_capacity_tokens: made.engines.decode.kvTokens };
+  });
+}
+
+function unitFigures(e: UnitEngines, sc: { inputLen: number; outputLen: number }, at: Required<AtSpec>, seed: number): ReturnType<typeof figures> {
+  const { prefill: P, decode: D } = e.unit.workers;
+  const load = loadOf(at.point);
+  const part = (n: number) => ({ rate: load.rate / n, concurrency: load.concurrency === null ? null : Math.max(1, Math.ceil(load.concurrency / n)), requests: Math.max(1, Math.ceil(at.requests / n)), warmup: 0, seed });
+  const pv = simulateLoad(e.prefill, { inputLen: sc.inputLen, outputLen: 1, ...part(P) });
+  const dv = simulateLoad(e.decode, { inputLen: sc.inputLen, outputLen: sc.outputLen, ...part(D), kvTransferSeconds: kvTransferSeconds(e.decode, sc.inputLen) });
+  const d = figures(dv);
+  const add = (a: number, b: number): number | null => finite(a + b);
+  const completed = Math.min(pv.completed * P, dv.completed * D);
+  return {
+    ...d,
+    completed,
+    failed: pv.failed * P + dv.failed * D,
+    request_throughput: completed ? Math.min(pv.requestThroughput * P, dv.requestThroughput * D) : null,
+    output_throughput: completed ? dv.outputThroughput * D : null,
+    mean_ttft_ms: add(pv.ttftMs.mean, dv.ttftMs.mean),
+    p50_ttft_ms: add(pv.ttftMs.p50, dv.ttftMs.p50),
+    mean_e2e_ms: add(pv.ttftMs.mean, dv.e2eMs.mean),
+    p50_e2e_ms: add(pv.ttftMs.p50, dv.e2eMs.p50),
+    preemptions: pv.preemptions * P + dv.preemptions * D,
+  };
 }
 
 /** Every enabled candidate × scenario of the plan at one operating point. */

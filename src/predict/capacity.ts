@@ -26,11 +26,16 @@ function tidy(rate: number): number {
 
 /** The predicted capacity and every point simulated on the way (the curve). */
 export function predictCapacity(config: ResolvedSim, q: CapacityQuery): ScenarioPrediction {
+  return predictCapacityBy((rate) => predictPoint(config, { scenario: q.scenario, rate, concurrency: q.concurrency }, q.sla), q);
+}
+
+/** The same search over any way of predicting a point (a P/D unit's composes its roles': unit.ts). */
+export function predictCapacityBy(point: (rate: number) => PredictedPoint, q: CapacityQuery): ScenarioPrediction {
   const seen = new Map<number, PredictedPoint>();
   const at = (rate: number): PredictedPoint => {
     const r = tidy(rate);
     let p = seen.get(r);
-    if (!p) seen.set(r, (p = predictPoint(config, { scenario: q.scenario, rate: r, concurrency: q.concurrency }, q.sla)));
+    if (!p) seen.set(r, (p = point(r)));
     return p;
   };
   let lo: number | undefined;

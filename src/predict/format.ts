@@ -118,6 +118,9 @@ function footnotes(p: PlanPrediction, facts: PlanFacts): string[] {
   const out: string[] = [];
   if (p.candidates.some((c) => c.scenarios.some(unbracketed))) out.push('>=X: every simulated rate up to X met the SLA; the capacity is at least X');
   for (const n of facts.notPredicted) out.push(truncate(oneLine(`not predicted: ${n}`), TABLE_WIDTH));
+  const unit = p.candidates.find((c) => c.basis);
+  // Clauses of the unit's basis, then its error: wrapped between clauses.
+  if (unit) out.push(...wrapList('P/D units: ', [...(unit.basis ?? '').split(', '), `relative error ~${Math.round(unit.relError * 100)}%`]));
   return out;
 }
 

@@ -4,7 +4,8 @@ import type { FrameworkKey } from '../core/frameworks/types';
 import type { RunPlan } from '../core/plan/types';
 import type { SimOptions } from '../sim/options';
 import { modelProfile, profileSourceText, simGpuFor } from '../sim/profiles';
-import { predictCapacity } from './capacity';
+import { predictCapacity, predictCapacityBy } from './capacity';
+import { predictUnitPoint, UNIT_APPROXIMATION, UNIT_EXTRA_ERROR, unitEngines } from './unit';
 import { modelErrorText } from './model-error';
 import { engineFor, predictOptions } from './engine';
 import { frontsOf } from './pareto';
@@ -29,8 +30,6 @@ export function planGpu(plan: RunPlan): string | undefined {
   return simGpuFor(plan.hardware.gpuModel);
 }
 
-/** What predict says of a P/D unit until its model covers units (issue 28). */
-export const UNIT_NOT_PREDICTED = 'not predicted: the engine model does not price P/D units yet; a run measures them';
 
 export function concurrencyOf(plan: RunPlan): number | null {
   return plan.bench.search?.concurrencies[0] ?? plan.bench.fixed[0]?.concurrency ?? null;
@@ -42,8 +41,7 @@ export function predictCandidate(plan: RunPlan, fw: FrameworkKey, cand: Candidat
   const factors = cal?.factors ?? UNIT_FACTORS;
   const base = { framework: fw, candidate: cand.id, command: cand.command, factors, relError: cal?.relError ?? PRIOR_REL_ERROR, scenarios: [] };
   if (cand.skip) return { ...base, gpus: 0, status: 'skipped', reason: cand.skip.reason };
-  // Never hopeless to the adaptive race (only an `ok` or failing prediction can be): a unit is measured.
-  if (cand.unit) return { ...base, gpus: cand.unit.gpus, status: 'skipped', reason: UNIT_NOT_PREDICTED };
+  if (cand.unit) return predictUnit(plan, fw, cand, base, o);
   const engine = engineFor(fw, cand, predictOptions(planGpu(plan), o.sim), factors);
   if (!engine.ok) return { ...base, gpus: 0, status: engine.oom ? 'oom' : 'fails', reason: engine.reason };
   const relError = base.relError;
@@ -56,6 +54,24 @@ export function predictCandidate(plan: RunPlan, fw: FrameworkKey, cand: Candidat
     return p;
   });
   return { ...base, gpus: engine.config.gpus, status: 'ok', scenarios };
+}
+
+/** A P/D unit on every scenario: its roles' simulations composed (unit.ts), its relative error widened for that (UNIT_EXTRA_ERROR). */
+function predictUnit(plan: RunPlan, fw: FrameworkKey, cand: Candidate, base: Omit<CandidatePrediction, 'gpus' | 'status'>, o: PredictPlanOptions): CandidatePrediction {
+  const gpus = cand.unit?.gpus ?? 0;
+  const made = unitEngines(fw, cand, predictOptions(planGpu(plan), o.sim), base.factors);
+  if (!made.ok) return { ...base, gpus, status: made.oom ? 'oom' : 'fails', reason: made.reason };
+  const relError = Math.hypot(base.relError, UNIT_EXTRA_ERROR);
+  const upperFactor = o.upperZ ? Math.exp(o.upperZ * relError) : undefined;
+  const fast = upperFactor ? unitEngines(fw, cand, predictOptions(planGpu(plan), o.sim), { prefill: base.factors.prefill * upperFactor, decode: base.factors.decode * upperFactor }) : undefined;
+  const conc = concurrencyOf(plan);
+  const scenarios = plan.scenarios.map((sc) => {
+    const q = { scenario: sc, concurrency: conc, sla: plan.sla };
+    const p = predictCapacityBy((rate) => predictUnitPoint(made.engines, sc, rate, conc, plan.sla), q);
+    if (fast?.ok) p.upper = predictCapacityBy((rate) => predictUnitPoint(fast.engines, sc, rate, conc, plan.sla), { ...q, hint: Math.max(p.capacity, 1e-3) * (1 + (o.upperZ ?? 0) * relError) }).capacity;
+    return p;
+  });
+  return { ...base, relError, gpus, status: 'ok', scenarios, basis: UNIT_APPROXIMATION };
 }
 
 /** A prediction's head: the plan's model with where its shapes come from (a guessed shape is never silent), the GPU, the model's error. */

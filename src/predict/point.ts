@@ -39,7 +39,7 @@ export function metricsOf(v: VirtualResult, sent: number): Record<string, number
 }
 
 /** A trial's metrics once the load gave up: the median it gave up on is over its limit (the other is what was seen so far). */
-function gaveUpMetrics(m: Record<string, number | null>, ttft: number | undefined, tpot: number | undefined, v: VirtualResult): Record<string, number | null> {
+export function gaveUpMetrics(m: Record<string, number | null>, ttft: number | undefined, tpot: number | undefined, v: VirtualResult): Record<string, number | null> {
   const over = (x: number | null | undefined, limit: number | undefined): number | null => (limit === undefined ? (x ?? null) : Math.max(x ?? 0, limit * 1.0001));
   // Which limit it gave up on: TTFT when the requests seen so far meet TPOT, else TPOT.
   const onTpot = tpot !== undefined && v.tpotMs.p50 > tpot;
@@ -47,7 +47,7 @@ function gaveUpMetrics(m: Record<string, number | null>, ttft: number | undefine
 }
 
 
-function judgeMetrics(metrics: Record<string, number | null>, sla: SlaReading, pace: boolean) {
+export function judgeMetrics(metrics: Record<string, number | null>, sla: SlaReading, pace: boolean) {
   const m = pace ? metrics : { ...metrics, offered_request_rate: null, completion_request_rate: null };
   return evaluateSla(fromPlainJson({ framework: 'x', status: 'ok', metrics: m }) as PyObject, { limits: sla.limits, deprecated: [] });
 }

@@ -53,6 +53,8 @@ export interface CandidatePrediction {
   /** Relative error of this prediction (calibrated sd; the uncalibrated prior without data). */
   relError: number;
   scenarios: ScenarioPrediction[];
+  /** How the prediction was made when it is not one server's simulation (a P/D unit's roles composed: unit.ts). */
+  basis?: string;
 }
 
 /** One operating point on a Pareto front. */

@@ -121,6 +121,8 @@ export interface VirtualLoad {
   giveUpTtftMs?: number;
   /** Stop as soon as more than half the measured requests finished with a TPOT over this (modelled ms): the median is over it. */
   giveUpTpotMs?: number;
+  /** A P/D decode worker's load: every request brings its prompt's KV, landing this long after it is sent (pd.ts). */
+  kvTransferSeconds?: number;
 }
 
 export interface Percentiles {
@@ -260,7 +262,7 @@ export function simulateLoad(config: ResolvedSim, load: VirtualLoad): VirtualRes
     // The request reaches the engine a transit after the client sent it.
     clock.at(tr.sentAt + TRANSIT_S, () => {
       const len = load.lengths?.[i];
-      const r = engine.submit({ promptIds: promptOf(len?.input ?? load.inputLen, prompts), promptHash: mix32(load.seed, i), maxNewTokens: len?.output ?? load.outputLen, ignoreEos: true, varySample: false }, sink);
+      const r = engine.submit({ promptIds: promptOf(len?.input ?? load.inputLen, prompts), promptHash: mix32(load.seed, i), maxNewTokens: len?.output ?? load.outputLen, ignoreEos: true, varySample: false, ...(load.kvTransferSeconds !== undefined ? { kvTransferSeconds: load.kvTransferSeconds } : {}) }, sink);
       if (!r.ok) sink.failed();
     });
   };
