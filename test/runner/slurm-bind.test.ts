@@ -2,13 +2,13 @@
 // SGLang and TensorRT-LLM, which bind loopback by default, are launched with --host 0.0.0.0 and measured, smoke
 // included (audit #1); a TensorRT-LLM server leaves nothing on the node after its stop or a cancel, its orted child
 // in a process group of its own included.
-import { test, describe, before, after } from 'node:test';
+import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/runner';
 import { planYaml, runOnSim, simBundle } from '../support/runner';
-import { cancelJobs, ensureSlurm, jobPrefix, liveJobs, nodeProcesses, runFolders, simProcesses, type SlurmCluster } from '../support/slurm';
+import { jobPrefix, liveJobs, nodeProcesses, simProcesses, type SlurmCluster, slurmSuite } from '../support/slurm';
 
 const PREFIX = jobPrefix('slurm-bind');
 
@@ -24,14 +24,11 @@ const PLAN = planYaml({
 const jobsOf = (out: string): string[] => (JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { slurm: { jobs: Array<{ job_id: string }> } }).slurm.jobs.map((j) => j.job_id);
 
 describe('--target slurm at a non-loopback NodeAddr: engines that bind loopback by default', { timeout: 600_000 }, () => {
+  const suite = slurmSuite(PREFIX);
+  const outDir = suite.outDir;
   let cluster: SlurmCluster;
-  const { outDir, cleanupAll } = runFolders(PREFIX);
-  before(async () => {
-    cluster = await ensureSlurm();
-  });
-  after(async () => {
-    await cancelJobs(PREFIX);
-    cleanupAll();
+  before(() => {
+    cluster = suite.cluster();
   });
 
   test('SGLang and TensorRT-LLM are launched with --host 0.0.0.0, pass the smoke from the login host and are measured; rows keep the command; nothing is left on the node', async () => {

@@ -3,13 +3,13 @@
 // framework's own multi-node launch under one srun step, both ranks joined; TensorRT-LLM as one MPI world of 4 tasks
 // under srun --mpi=pmix, rank 0 serving), its rows validate, are simulated and name the nodes; an uneven split and
 // multi_node: false are skipped with the reason; cancel leaves no job and no engine process on either node.
-import { test, describe, before, after } from 'node:test';
+import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/runner';
 import { planYaml, runOnSim, simBundle } from '../support/runner';
-import { cancelJobs, ensureSlurm, jobPrefix, liveJobs, runCommand, runFolders, simProcesses, type SlurmCluster } from '../support/slurm';
+import { jobPrefix, liveJobs, runCommand, simProcesses, type SlurmCluster, slurmSuite } from '../support/slurm';
 import { validateJson } from '../../src/core/config/schema-check';
 
 const PREFIX = jobPrefix('slurm-mn');
@@ -105,14 +105,11 @@ async function assertTrtllmWorld(out: string, jobs: JobRec[], head: string, seco
 }
 
 describe('--target slurm across two nodes (real Slurm cluster, simulated engine on the nodes)', { timeout: 600_000 }, () => {
+  const suite = slurmSuite(PREFIX);
+  const outDir = suite.outDir;
   let cluster: SlurmCluster;
-  const { outDir, cleanupAll } = runFolders(PREFIX);
-  before(async () => {
-    cluster = await ensureSlurm();
-  });
-  after(async () => {
-    await cancelJobs(PREFIX);
-    cleanupAll();
+  before(() => {
+    cluster = suite.cluster();
   });
   const run = (plan: string, out: string, o: Parameters<typeof runOnSim>[1] = {}) =>
     runOnSim(plan, { outDir: out, target: `slurm:${cluster.twoNodes.partition}`, simOnNodes: true, maxParallel: 1, strategy: 'grid', repeats: 0, skipSmoke: true, ...o });

@@ -3,13 +3,13 @@
 // job on both (pack: the prefill workers and the router on the first node, the decode worker on the second, the router
 // naming it at its node's address); both are measured through the router and ready only once it counts every worker;
 // nothing of a unit is left after teardown or a cancel (no job in squeue, no engine process).
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/runner';
 import { planYaml, runOnSim, simBundle } from '../support/runner';
-import { cancelJobs, ensureSlurm, jobPrefix, liveJobs, runCommand, runFolders, simProcesses, type SlurmCluster } from '../support/slurm';
+import { jobPrefix, liveJobs, runCommand, simProcesses, slurmSuite } from '../support/slurm';
 import { validateJson } from '../../src/core/config/schema-check';
 
 const PREFIX = jobPrefix('slurm-pd');
@@ -46,20 +46,13 @@ async function steps(jobId: string, want: number): Promise<string[]> {
 }
 
 describe('P/D units on Slurm (real cluster, two nodes, simulated engine on the nodes)', { timeout: 600_000 }, () => {
-  let cluster: SlurmCluster;
-  const { outDir, cleanupAll } = runFolders(PREFIX);
-  before(async () => {
-    cluster = await ensureSlurm();
-  });
-  after(async () => {
-    await cancelJobs(PREFIX);
-    cleanupAll();
-  });
+  const suite = slurmSuite(PREFIX);
+  const outDir = suite.outDir;
   const run = (out: string, o: Parameters<typeof runOnSim>[1] = {}) =>
-    runOnSim(PLAN, { outDir: out, target: `slurm:${cluster.twoNodes.partition}`, simOnNodes: true, maxParallel: 1, strategy: 'grid', repeats: 0, skipSmoke: true, ...o });
+    runOnSim(PLAN, { outDir: out, target: `slurm:${suite.cluster().twoNodes.partition}`, simOnNodes: true, maxParallel: 1, strategy: 'grid', repeats: 0, skipSmoke: true, ...o });
 
   test('1P1D is one job on one node, 2P1D one job on both with each process where the layout puts it; measured through the router; nothing left', async () => {
-    const [head, second] = cluster.twoNodes.nodes as [string, string];
+    const [head, second] = suite.cluster().twoNodes.nodes as [string, string];
     const out = outDir('run');
     const { result } = await run(out);
     assert.equal(result.status, 'completed', result.reason);

@@ -2,14 +2,14 @@
 // candidates run as concurrent jobs with their client beside the server, rows are schema-valid and simulated, cancel
 // leaves no job and no server, a candidate asking for more GPUs than a node has is skipped with the reason, kill -9
 // then --resume loses and repeats nothing.
-import { test, describe, before, after } from 'node:test';
+import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/runner';
 import { cliBundle, groupAlive, planYaml, readRowsFile, runOnSim, serverPids, simBundle } from '../support/runner';
-import { cancelJobs, ensureSlurm, jobPrefix, liveJobs, runCommand, runFolders, simProcesses, type SlurmCluster } from '../support/slurm';
+import { jobPrefix, liveJobs, runCommand, simProcesses, type SlurmCluster, slurmSuite } from '../support/slurm';
 import { validateJson } from '../../src/core/config/schema-check';
 
 const PREFIX = jobPrefix('slurm');
@@ -83,14 +83,11 @@ function liveMembers(pgid: number): string[] {
 
 
 describe('--target slurm (real Slurm cluster, simulated engine on the node)', { timeout: 600_000 }, () => {
+  const suite = slurmSuite(PREFIX);
+  const outDir = suite.outDir;
   let cluster: SlurmCluster;
-  const { outDir, cleanupAll } = runFolders(PREFIX);
-  before(async () => {
-    cluster = await ensureSlurm();
-  });
-  after(async () => {
-    await cancelJobs(PREFIX);
-    cleanupAll();
+  before(() => {
+    cluster = suite.cluster();
   });
   const slurmRun = (out: string, o: Parameters<typeof runOnSim>[1] = {}) => runOnSim(PLAN, { outDir: out, target: 'slurm', simOnNodes: true, maxParallel: 2, strategy: 'grid', repeats: 0, skipSmoke: true, ...o });
 

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { skipWhenMissing } from '../support/requirements';
 import { oldNodeShims, sshdMissing, startSshd, type Sshd } from '../support/sshd';
+import { startSimSshHost, type SimSshHost } from '../support/sim-ssh-host';
 import { freePort } from '../../src/runner/target';
 import { readRows, validateRows } from '../../src/core/results/rows';
 import { execFileSync } from 'node:child_process';
@@ -38,26 +39,18 @@ function processesWith(needle: string): string[] {
 }
 
 describe('runner over ssh (a real OpenSSH server on 127.0.0.1, the simulator shims on its PATH)', { skip }, () => {
+  let host: SimSshHost | undefined;
   let sshd: Sshd;
   let configPath = '';
   let hostCache = '';
 
   before(async () => {
-    const js = await simBundle();
-    // The runner copies this build of the load client to the host.
-    process.env.AUTOBENCH_CLIENT_JS = await clientBundle();
-    hostCache = tempDir('autobench-host-cache-');
-    // The host's sessions find the shims first on PATH, as a GPU host finds the real CLIs.
-    sshd = await startSshd({
-      extraConfig: `SetEnv PATH=${SIM_BIN}:${path.dirname(process.execPath)}:/usr/bin:/bin AUTOBENCH_SIM_JS=${js} AUTOBENCH_NODE=${process.execPath} "AUTOBENCH_SIM_OPTS=--sim-speed 20" XDG_CACHE_HOME=${hostCache}`,
-    });
-    configPath = sshd.writeConfig();
+    host = await startSimSshHost();
+    ({ sshd, configPath, hostCache } = host);
   });
 
   after(async () => {
-    delete process.env.AUTOBENCH_CLIENT_JS;
-    await sshd?.close();
-    cleanup(hostCache);
+    await host?.close();
   });
 
   test('a candidate launched through ssh is measured by the client on the host; its rows say so and say simulated; nothing is left on the host', { timeout: 180_000 }, async () => {

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSyn
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { REPO } from './fixtures';
+import { after, before } from 'node:test';
 
 export const SLURM_SETUP = path.join(REPO, 'tools', 'slurm-host', 'setup.sh');
 export const SLURM_PARTITION = 'autobench';
@@ -202,4 +203,27 @@ export function nodeProcesses(node: string, jobIds?: readonly string[]): string[
 function netnsId(file: string): string {
   if (!existsSync(file)) throw new Error(`no network namespace ${file} (tools/slurm-host/setup.sh start makes it)`);
   return `net:[${statSync(file).ino}]`;
+}
+
+/**
+ * A suite's Slurm setup in one call (inside its describe): the cluster started before the tests, the suite's jobs
+ * cancelled and its run folders removed after them. `cluster()` is the running cluster, `outDir` a fresh run folder.
+ */
+export function slurmSuite(prefix: string): { cluster: () => SlurmCluster; outDir: (name: string) => string } {
+  let running: SlurmCluster | undefined;
+  const { outDir, cleanupAll } = runFolders(prefix);
+  before(async () => {
+    running = await ensureSlurm();
+  });
+  after(async () => {
+    await cancelJobs(prefix);
+    cleanupAll();
+  });
+  return {
+    cluster: () => {
+      if (!running) throw new Error('the Slurm cluster is not up (slurmSuite: called outside a describe?)');
+      return running;
+    },
+    outDir,
+  };
 }
