@@ -110,6 +110,11 @@ export function printSummary(io: CliIO, result: RunResult): void {
     const word = outcome === 'winner' ? st.green('winner') : outcome === 'equivalent' ? st.green('equivalent') : outcome === 'undecided' ? st.yellow('undecided') : st.red('none');
     io.out.write(`  ${word}  ${v.summary}\n`);
   }
+  const stages = model.limitingStages ?? [];
+  if (stages.length) {
+    io.out.write(`\n${st.bold(`P/D units: the limiting stage${result.simulated ? ' (SIMULATED)' : ''}`)}\n`);
+    for (const s of stages) io.out.write(`  ${s.scenario}  ${s.framework} ${s.candidate}: ${s.stage} (${s.because})\n`);
+  }
   io.out.write(`\n${st.bold(`Best under the SLA${result.simulated ? ' (SIMULATED)' : ''}`)}\n`);
   if (lines.length === 0) io.out.write('  no candidate met the SLA in any scenario\n');
   else {

@@ -107,6 +107,7 @@ export function summaryJson(model: ReportModel, runId: string): Record<string, u
     simulated: model.simulatedRows > 0,
     sla: Object.fromEntries(model.sla.map((f) => [f.label, f.value])),
     scenarios: model.verdicts.map((v) => scenarioJson(model, v)),
+    ...(model.limitingStages?.length ? { pd_limiting_stages: model.limitingStages.map((x) => ({ scenario: x.scenario, framework: x.framework, candidate: x.candidate, stage: x.stage, rate: x.rate, over_sla: x.overSla, because: x.because })) } : {}),
   };
 }
 
