@@ -103,7 +103,7 @@ class Calibrator {
 export async function runAdaptive(o: AdaptiveOptions): Promise<AdaptiveResult> {
   const cal = new Calibrator(o.prior);
   const predictOpts = { calibrationFor: (fw: FrameworkKey, cand: Candidate) => cal.factorsFor(fw, cand), upperZ: RACE_Z, ...(o.sim ? { sim: o.sim } : {}) };
-  const race = new Race(o.entries.map((e) => e.key), o.plan.scenarios.map((s) => s.name), o.forced, o.plan.bench.search?.lower ?? 0);
+  const race = new Race(o.entries.map((e) => e.key), o.plan.scenarios.map((s) => s.name), o.forced, o.plan.bench.search?.lower ?? 0, o.plan.bench.verdict.objective !== 'throughput');
   const initial = new Map<string, CandidatePrediction>();
   const hints = new Map<FrameworkKey, Map<string, number>>();
   for (const e of o.entries) {

@@ -57,13 +57,19 @@ export function standingsOf(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: read
   return out;
 }
 
-/** The scenarios whose verdict over these rows (every candidate's) names a winner, with its confirmed rate. */
-export function decidedScenarios(plan: Pick<RunPlan, 'scenarios' | 'sla'>, rows: readonly object[]): Map<string, number> {
+/**
+ * The scenarios whose verdict over these rows (every candidate's, under the plan's objective) names a winner, with its
+ * confirmed rate: per GPU it holds when the objective is not throughput (as the adaptive race compares: race.ts).
+ */
+export function decidedScenarios(plan: Pick<RunPlan, 'scenarios' | 'sla'> & { bench?: Pick<RunPlan['bench'], 'verdict'> }, rows: readonly object[]): Map<string, number> {
   const work = workOf(plan, rows);
   const out = new Map<string, number>();
+  const v0 = plan.bench?.verdict;
+  const settings = v0 ? { objective: v0.objective, ...(v0.cost ? { cost: v0.cost } : {}) } : {};
+  const perGpu = (v0?.objective ?? 'throughput') !== 'throughput';
   for (const sc of plan.scenarios) {
-    const v = scenarioVerdict(work, sc.name);
-    if (v.decided && v.winner) out.set(sc.name, v.winner.confirmed ?? v.winner.interval[0]);
+    const v = scenarioVerdict(work, sc.name, settings);
+    if (v.decided && v.winner) out.set(sc.name, (v.winner.confirmed ?? v.winner.interval[0]) / (perGpu ? Math.max(1, v.winner.columns.gpus ?? 1) : 1));
   }
   return out;
 }

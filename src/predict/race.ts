@@ -49,6 +49,12 @@ export class Race {
     forced: Iterable<string> = [],
     /** The lowest rate the plan's search measures (qps.lower): below it a candidate meets the SLA at no rate that counts. */
     readonly floor = 0,
+    /**
+     * verdict.objective is not throughput: candidates are compared per GPU they hold (per dollar at one GPU price is the
+     * same order; per joule is taken as per GPU before any energy is measured), so a 1-GPU server is never skipped
+     * behind a 3-GPU unit's raw req/s. Rates stay each candidate's own; `decided` is then per GPU.
+     */
+    readonly perGpu = false,
   ) {
     this.forced = new Set(forced);
   }
@@ -77,7 +83,12 @@ export class Race {
     this.decided = new Map(decided);
   }
 
-  /** Whether a candidate with this optimistic capacity could still matter in a scenario with this leader. */
+  /** What one req/s of this candidate counts for in comparisons: 1, or its GPUs under a per-GPU objective. */
+  private per(key: string): number {
+    return this.perGpu ? Math.max(1, this.predictions.get(key)?.gpus ?? 1) : 1;
+  }
+
+  /** Whether a candidate with this optimistic value (req/s, or per GPU) could still matter in a scenario with this leader's. */
   private inReach(optimistic: number, scenario: string, lead: number): boolean {
     const winner = this.decided.get(scenario);
     return winner !== undefined ? optimistic * (1 + DECISION_MARGIN) >= winner : optimistic >= lead * (1 + RACE_MARGIN);
@@ -87,13 +98,14 @@ export class Race {
     return this.outcomes.has(key);
   }
 
-  /** The measured candidate with the highest confirmed rate in a scenario. */
-  leader(scenario: string): { key: string; lo: number; hi: number } | undefined {
-    let best: { key: string; lo: number; hi: number } | undefined;
+  /** The measured candidate with the highest confirmed rate in a scenario (per GPU under a per-GPU objective: `value`). */
+  leader(scenario: string): { key: string; lo: number; hi: number; value: number } | undefined {
+    let best: { key: string; lo: number; hi: number; value: number } | undefined;
     for (const [key, o] of this.outcomes) {
       if (o === 'failed') continue;
       const s = o.get(scenario);
-      if (s && s.lo > 0 && (!best || s.lo > best.lo)) best = { key, ...s };
+      const value = s ? s.lo / this.per(key) : 0;
+      if (s && s.lo > 0 && (!best || value > best.value)) best = { key, ...s, value };
     }
     return best;
   }
@@ -101,9 +113,9 @@ export class Race {
   /** The highest rate some measured candidate keeps in a scenario even if its repeats miss its best rate. */
   private sureLead(scenario: string): number | undefined {
     let best: number | undefined;
-    for (const o of this.outcomes.values()) {
+    for (const [key, o] of this.outcomes) {
       const s = o === 'failed' ? undefined : o.get(scenario);
-      const keep = s ? (s.fallback ?? s.lo) : 0;
+      const keep = s ? (s.fallback ?? s.lo) / this.per(key) : 0;
       if (keep > 0 && (best === undefined || keep > best)) best = keep;
     }
     return best;
@@ -132,13 +144,15 @@ export class Race {
       return `not measured: predicted to meet the SLA at no rate the plan searches${this.floor > 0 ? ` (from ${rate(this.floor)} req/s)` : ''}, even ${pct(Math.exp(RACE_Z * p.relError) - 1)} faster than modelled (calibrated error ±${pct(p.relError)}); --force ${p.framework}:${p.candidate} measures it`;
     }
     let closest: { gap: number; text: string } | undefined;
+    const per = this.per(key);
+    const unit = this.perGpu ? ' req/s per GPU' : ' req/s';
     for (const sc of this.scenarios) {
       const lead = this.leader(sc);
       if (!lead) return undefined;
-      const cap = this.capacity(p, sc);
-      if (this.inReach(this.optimistic(p, sc), sc, lead.lo)) return undefined;
-      const gap = 1 - cap / lead.lo;
-      const text = `not measured: predicted ${pct(gap)} behind the leader in ${sc} (${rate(cap)} req/s predicted, at most ${rate(this.optimistic(p, sc))} within the calibrated error ±${pct(p.relError)}, vs ${lead.key} measured at ${rate(lead.lo)} req/s)`;
+      const cap = this.capacity(p, sc) / per;
+      if (this.inReach(this.optimistic(p, sc) / per, sc, lead.value)) return undefined;
+      const gap = 1 - cap / lead.value;
+      const text = `not measured: predicted ${pct(gap)} behind the leader in ${sc} (${rate(cap)}${unit} predicted, at most ${rate(this.optimistic(p, sc) / per)} within the calibrated error ±${pct(p.relError)}, vs ${lead.key} measured at ${rate(lead.value)}${unit})`;
       if (!closest || gap < closest.gap) closest = { gap, text };
     }
     return closest ? `${closest.text}; --force ${p.framework}:${p.candidate} measures it` : undefined;
@@ -156,7 +170,8 @@ export class Race {
     if (this.forced.has(key)) return out;
     for (const sc of this.scenarios) {
       const lead = this.decided.get(sc) ?? this.sureLead(sc);
-      if (lead !== undefined && lead > 0) out.set(sc, (FLOOR_SLACK * lead) / (1 + DECISION_MARGIN));
+      // The leader's value back in this candidate's own req/s.
+      if (lead !== undefined && lead > 0) out.set(sc, (FLOOR_SLACK * lead * this.per(key)) / (1 + DECISION_MARGIN));
     }
     return out;
   }
@@ -167,8 +182,8 @@ export class Race {
     if (!p || p.status !== 'ok') return -Infinity;
     let best = -Infinity;
     for (const sc of this.scenarios) {
-      const ref = this.leader(sc)?.lo ?? Math.max(1e-9, ...[...this.predictions.values()].map((q) => this.capacity(q, sc)));
-      best = Math.max(best, this.optimistic(p, sc) / ref);
+      const ref = this.leader(sc)?.value ?? Math.max(1e-9, ...[...this.predictions.entries()].map(([k, q]) => this.capacity(q, sc) / this.per(k)));
+      best = Math.max(best, this.optimistic(p, sc) / this.per(key) / ref);
     }
     return best + (this.forced.has(key) ? 1e6 : 0);
   }

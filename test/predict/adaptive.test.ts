@@ -163,6 +163,21 @@ describe('the race', () => {
     assert.equal(r.next(), undefined);
   });
 
+  test('per GPU (verdict.objective not throughput): a 1-GPU server behind a 3-GPU unit in req/s but ahead per GPU is not skipped; a unit behind per GPU is', () => {
+    const r = new Race(['vllm pd1', 'vllm a', 'vllm pd2'], ['s'], [], 0, true);
+    r.predict('vllm pd1', { ...pred('pd1', 12, 13), gpus: 3 });
+    r.predict('vllm a', pred('a', 6, 6.6));
+    r.predict('vllm pd2', { ...pred('pd2', 9, 10), gpus: 3 });
+    r.record('vllm pd1', new Map([['s', { lo: 12, hi: 12.5 }]]));
+    // 6 req/s on 1 GPU against 4 req/s per GPU: a leads per GPU, so it is measured.
+    assert.equal(r.hopeless('vllm a'), undefined);
+    assert.equal(r.next(), 'vllm a');
+    r.record('vllm a', new Map([['s', { lo: 6, hi: 6.3 }]]));
+    assert.match(r.hopeless('vllm pd2') ?? '', /predicted 50% behind the leader in s \(3 req\/s per GPU predicted, at most 3\.33 .* vs vllm a measured at 6 req\/s per GPU\)/);
+    // Its floor is the leader's per-GPU rate back in its own req/s (3 GPUs).
+    assert.ok(Math.abs((r.floors('vllm pd2').get('s') ?? 0) - (3 * 6 * 0.98) / (1 + DECISION_MARGIN)) < 0.01, String(r.floors('vllm pd2').get('s')));
+  });
+
   test('a candidate predicted behind but able to land above the leader is measured', () => {
     const r = new Race(['vllm a', 'vllm b'], ['s']);
     r.predict('vllm a', pred('a', 10, 11));
