@@ -220,8 +220,8 @@ describe('schema keys and values', () => {
   test('top-level keys follow the schema of the document kind, in schema order', () => {
     const text = replaceOnce(QWEN, 'search:\n  tier: 2\n  max_candidates_per_framework: 10\n  candidate_generation: coverage_first\n  resume: true\n', '\n');
     const at = offsetAfter(text, '/qwen3-235b-a22b\n');
-    assert.deepEqual(labels(completeAt(text, at, 'cookbook', undefined)), ['slurm', 'secrets', 'sla', 'search', 'version_manifest', 'verdict']);
-    assert.deepEqual(labels(completeAt(text, at, 'plan', undefined)), ['version_manifest', 'slurm', 'secrets', 'sla', 'search', 'verdict']);
+    assert.deepEqual(labels(completeAt(text, at, 'cookbook', undefined)), ['slurm', 'secrets', 'sla', 'search', 'version_manifest', 'verdict', 'cost']);
+    assert.deepEqual(labels(completeAt(text, at, 'plan', undefined)), ['version_manifest', 'slurm', 'secrets', 'sla', 'search', 'verdict', 'cost']);
     assert.equal(completeAt(text, at, 'cookbook', undefined)[3]?.insertText, 'search:\n  ');
   });
 
