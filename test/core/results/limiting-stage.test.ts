@@ -45,6 +45,12 @@ describe('the limiting stage of a P/D unit', () => {
     assert.match(never?.because ?? '', /^highest passing rate 3 req\/s; p50 TTFT parts grew from 1 req\/s: prefill \+70 ms/);
   });
 
+  test('a unit measured at one rate only, and over the SLA there, is read by the largest share of its p50 TTFT', () => {
+    const only = reportOf([unitRow(6, [100, 200, 5, 900, 20])]).limitingStages?.[0];
+    assert.deepEqual([only?.stage, only?.rate, only?.overSla], ['decode', 6, true]);
+    assert.match(only?.because ?? '', /^misses max_p50_ttft_ms at 6 req\/s, its lowest measured rate; p50 TTFT parts there: decode 920 ms, prefill 300 ms/);
+  });
+
   test('rows without a split (a real unit) say the stage is unknown and why; the report has the section', () => {
     const m = reportOf([unitRow(1, undefined), unitRow(6, undefined, 20, 'pd1', 900)]);
     assert.equal(m.limitingStages?.[0]?.stage, 'unknown');

@@ -53,6 +53,12 @@ function stageOf(ws: readonly Work[]): Omit<LimitingStage, 'scenario' | 'framewo
   const a = sharesOf(low.row);
   const b = sharesOf(at.row);
   if (!a || !b) return { stage: 'unknown', rate, overSla: !!over, because: `${missText}; the rows have no per-role TTFT split (a real unit's router and worker metrics are not read in this version)` };
+  // Measured at one rate only: nothing to compare with, so the stage holding the largest share of the p50 TTFT.
+  if (low === at) {
+    const shares = (Object.keys(b) as Array<keyof typeof b>).map((k) => ({ k, d: b[k] })).sort((x, y) => y.d - x.d);
+    const top = shares[0] as { k: Exclude<Stage, 'unknown'>; d: number };
+    return { stage: top.k, rate, overSla: !!over, because: `${missText}, its lowest measured rate; p50 TTFT parts there: ${shares.map((g) => `${g.k} ${ms(g.d)}`).join(', ')}` };
+  }
   const growth = (Object.keys(b) as Array<keyof typeof b>).map((k) => ({ k, d: b[k] - a[k] })).sort((x, y) => y.d - x.d);
   const top = growth[0] as { k: Exclude<Stage, 'unknown'>; d: number };
   const parts = growth.map((g) => `${g.k} ${g.d >= 0 ? '+' : ''}${ms(g.d)}`).join(', ');
