@@ -7,6 +7,7 @@ import type { UnitProcess } from '../core/candidates/unit';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { PlanFramework } from '../core/plan/types';
 import type { RunContext } from './context';
+import { ALL_INTERFACES } from './bind-address';
 import { LAUNCH_ENV } from './launch-env';
 import { launchServer, stopServer, type LaunchResult, type LiveServer } from './server';
 import type { Placement, RunTarget } from './target-types';
@@ -93,11 +94,14 @@ function acrossNodes(procs: readonly UnitProcess[], placement: Placement | undef
   return out;
 }
 
-/** The argv with its --host value replaced by 0.0.0.0. */
+/**
+ * The argv with its --host value replaced by every interface: the unit's own lines set loopback explicitly, which
+ * bind-address.ts withReachableHost rightly refuses to override for a user's flag; here it is ours to move.
+ */
 function reachable(argv: readonly string[]): string[] {
   const out = [...argv];
   const h = out.indexOf('--host');
-  if (h >= 0) out[h + 1] = '0.0.0.0';
+  if (h >= 0) out[h + 1] = ALL_INTERFACES;
   return out;
 }
 
