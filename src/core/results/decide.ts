@@ -478,6 +478,11 @@ export function levelText(level: number): string {
   return '>99.99%';
 }
 
+/** A lead interval that says nothing: it reaches −100% (no lead can) or spans more than 100 points (2–3 launches at a strict level). */
+function unbounded(ci: [number, number] | undefined): boolean {
+  return ci !== undefined && (ci[0] <= -1 || ci[1] - ci[0] > 1);
+}
+
 function launchesText(a: number, b: number): string {
   return a === b ? `${a} launch${a === 1 ? '' : 'es'} each` : `${a} and ${b} launches`;
 }
@@ -509,5 +514,6 @@ export function formatDecision(d: ScenarioDecision, names: Readonly<Record<strin
   }
   if (!ci && Math.min(nOf(d.leader), nOf(d.against)) < 2) return `undecided: ${lead} leads ${other}${by}, but a single launch gives no interval (${n})`;
   if (!ci) return `undecided: ${other} met the SLA on no launch, and ${lead}\u2019s lead over it is not yet significant (${n})`;
+  if (unbounded(d.ci)) return `undecided: ${lead} leads ${other}${by}, but ${n.replace(' each', '')} are too few to bound the lead (its ${levelText(d.level)} interval is wider than \u00b1100%)`;
   return `undecided: ${lead} leads ${other}${by} (${ci}), ${n}`;
 }

@@ -155,6 +155,13 @@ describe('one scenario: undecided and equivalent', () => {
     assert.deepEqual(nextToMeasure(cs), ['c2', 'sg']);
   });
 
+  test('two launches that disagree widely: the lead is not bounded, and the sentence says so instead of printing a ±900% interval', () => {
+    const d = decideScenario([cand('c2', [15, 6]), cand('base', [5, 9])]);
+    assert.equal(d.outcome, 'undecided');
+    assert.ok(d.ci && (d.ci[0] <= -1 || d.ci[1] - d.ci[0] > 1), `interval ${d.ci}`);
+    assert.match(formatDecision(d, names), /^undecided: vllm c2 leads vllm baseline by 50\.0%, but 2 launches are too few to bound the lead \(its 95% interval is wider than ±100%\)$/);
+  });
+
   test('within ±3% on tight launches: equivalent, reporting the widest interval; a significant lead below 3% is equivalent too', () => {
     const a = [10, 10.02, 9.98, 10.01, 9.99, 10.0];
     const d = decideScenario([cand('c2', a.map((x) => x * 1.01)), cand('base', a), cand('sg', a.map((x) => x * 1.005)), cand('far', [7, 7.1, 6.9])]);
