@@ -1,10 +1,12 @@
-// The slurm target: every launch (a candidate, its smoke, a repeat) is a batch job of its own holding the candidate's GPUs;
-// the server and the trials run in it as srun steps; jobs of the run are recorded, cancelled on the way out and accounted.
+// The slurm target: every launch (a candidate, its smoke, a repeat) is a batch job of its own holding the candidate's GPUs
+// (a P/D unit placed job_per_role: a job per role); the server and the trials run in it as srun steps; jobs of the run are
+// recorded, cancelled on the way out and accounted.
 import { mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { PlanSlurm } from '../core/plan/slurm';
-import { unitNodeLayout, type UnitNodeLayout } from '../core/candidates/unit-nodes';
+import { unitNodeLayout, type UnitNodeLayout, type UnitRoleJob } from '../core/candidates/unit-nodes';
+import type { UnitRole } from '../core/candidates/unit';
 import { DEFAULT_SLURM_TIME_LIMIT } from '../core/plan/slurm';
 import { LocalExecutor, type Executor, type SecretSource } from '../exec';
 import { SlurmCluster, SubmitRefused, isEnded } from '../exec/slurm/cluster';
@@ -97,6 +99,7 @@ class SlurmTarget implements RunTarget {
     if ('refused' in split) return { refused: 'skipped', reason: `${split.refused.replace('the partition', `partition ${p.name}`)}` };
     const unsupported = split.nodes > 1 && !layout ? multiNodeUnsupported(req.framework, req.argv ?? [], req.cli) : undefined;
     if (unsupported) return { refused: 'skipped', reason: `needs ${split.nodes} nodes of ${split.gpusPerNode} GPUs; ${unsupported}` };
+    if (layout?.jobs) return this.placeRoleJobs(req, layout, layout.jobs, signal);
     const submitted = await this.submit(req, split);
     if ('refused' in submitted) return submitted;
     const job = submitted;
@@ -133,12 +136,7 @@ class SlurmTarget implements RunTarget {
 
   /** A P/D unit's job: a target per node, each starting its steps there (pinned), listening at that node's address. */
   private async unitPlacement(job: SlurmJobRecord, login: LocalExecutor, place: JobPlace, unitLayout: UnitNodeLayout): Promise<Placement> {
-    const nodeTargets: RunTarget[] = [];
-    for (const node of job.nodes) {
-      const address = node === place.node ? place.address : await this.s.cluster.nodeAddress(node);
-      const executor = new SlurmJobExecutor(login, { ...place, node, address });
-      nodeTargets.push({ executor, kind: 'slurm', simulated: this.simulated, sim: this.sim, host: node, address, maxParallel: 1, prepareLaunch: (fw, flags) => this.prepareIn(executor, address, fw, flags), close: () => executor.close() });
-    }
+    const nodeTargets = await this.nodeTargetsOf(job, login, place);
     const head = nodeTargets[0] as RunTarget;
     const release = async (): Promise<void> => {
       for (const t of nodeTargets.slice(1)) await t.executor.close();
@@ -147,10 +145,62 @@ class SlurmTarget implements RunTarget {
     return { target: head, jobId: job.job_id, nodeTargets, unitLayout, release };
   }
 
-  private async submit(req: PlaceRequest, split: NodeSplit): Promise<SlurmJobRecord | PlaceRefused> {
+  private async nodeTargetsOf(job: SlurmJobRecord, login: LocalExecutor, place: JobPlace): Promise<RunTarget[]> {
+    const out: RunTarget[] = [];
+    for (const node of job.nodes) {
+      const address = node === place.node ? place.address : await this.s.cluster.nodeAddress(node);
+      const executor = new SlurmJobExecutor(login, { ...place, node, address });
+      out.push({ executor, kind: 'slurm', simulated: this.simulated, sim: this.sim, host: node, address, maxParallel: 1, prepareLaunch: (fw, flags) => this.prepareIn(executor, address, fw, flags), close: () => executor.close() });
+    }
+    return out;
+  }
+
+  /**
+   * A P/D unit placed job_per_role: every role's job submitted before any is waited for (they queue together), then a
+   * target per node of each, in the layout's node order (the prefill job's nodes, with the router, first). A job that
+   * ends before it runs cancels the others.
+   */
+  private async placeRoleJobs(req: PlaceRequest, unitLayout: UnitNodeLayout, roles: UnitRoleJob[], signal: AbortSignal | undefined): Promise<Placement | PlaceRefused> {
+    const jobs: SlurmJobRecord[] = [];
+    const cancelAll = (): Promise<void> => this.s.cluster.cancel(jobs.map((j) => j.job_id));
+    for (const r of roles) {
+      const gpus = r.nodes.reduce((n, node) => n + unitLayout.at.filter((a) => a.node === node).reduce((k, a) => k + a.gpus.length, 0), 0);
+      const submitted = await this.submit({ ...req, gpus }, { nodes: r.nodes.length, gpusPerNode: r.gpusPerNode }, r.role);
+      if ('refused' in submitted) {
+        await cancelAll();
+        return submitted;
+      }
+      jobs.push(submitted);
+    }
+    const login = new LocalExecutor({ secrets: this.s.secrets, baseEnv: this.s.env });
+    const nodeTargets: RunTarget[] = [];
+    const places: Array<{ job: SlurmJobRecord; head: Executor }> = [];
+    for (const job of jobs) {
+      const info = await this.s.cluster.waitRunning(job.job_id, (i) => this.update(job, i), signal);
+      if (info.state !== 'RUNNING') {
+        await cancelAll();
+        return { refused: signal?.aborted ? 'cancelled' : 'failed', reason: `Slurm job ${job.job_id} (${job.role}) ended ${info.state}${info.reason ? ` (${info.reason})` : ''} before it ran` };
+      }
+      job.nodes = job.node_count > 1 ? await this.s.cluster.hostnames(info.nodes) : [info.nodes];
+      this.changed(job);
+      const node = job.nodes[0] ?? info.nodes;
+      const place = { jobId: job.job_id, node, nodes: job.nodes, address: await this.s.cluster.nodeAddress(node), partition: this.s.partition.name, ...(this.s.slurm.containerImage ? { containerImage: this.s.slurm.containerImage } : {}) };
+      const targets = await this.nodeTargetsOf(job, login, place);
+      nodeTargets.push(...targets);
+      places.push({ job, head: (targets[0] as RunTarget).executor });
+    }
+    const release = async (): Promise<void> => {
+      const heads = new Set(places.map((p) => p.head));
+      for (const t of nodeTargets) if (!heads.has(t.executor)) await t.executor.close();
+      for (const p of places) await this.release(p.job, p.head);
+    };
+    return { target: nodeTargets[0] as RunTarget, jobId: jobs.map((j) => j.job_id).join(','), nodeTargets, unitLayout, release };
+  }
+
+  private async submit(req: PlaceRequest, split: NodeSplit, role?: UnitRole): Promise<SlurmJobRecord | PlaceRefused> {
     const s = this.s.slurm;
     const tag = basename(resolve(this.s.opts.outDir));
-    const name = `autobench-${tag}-${req.framework}-${req.candidateId}-${req.purpose}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+    const name = `autobench-${tag}-${req.framework}-${req.candidateId}-${req.purpose}${role ? `-${role}` : ''}`.replace(/[^A-Za-z0-9_.-]/g, '_');
     // Absolute: sbatch resolves a relative --output against the job's working directory, not ours.
     const runDir = resolve(this.s.opts.outDir);
     const logs = join(runDir, 'slurm');
@@ -174,7 +224,7 @@ class SlurmTarget implements RunTarget {
         chdir: runDir,
         extra: s.sbatchArgs,
       });
-      const job: SlurmJobRecord = { job_id: id, framework: req.framework, candidate: req.candidateId, purpose: req.purpose, gpus: req.gpus, partition: this.s.partition.name, node_count: split.nodes, gpus_per_node: split.gpusPerNode, nodes: [], state: 'PENDING', node: null, submitted_at: new Date().toISOString(), started_at: null, ended_at: null, times_from: 'squeue' };
+      const job: SlurmJobRecord = { job_id: id, framework: req.framework, candidate: req.candidateId, purpose: req.purpose, gpus: req.gpus, partition: this.s.partition.name, node_count: split.nodes, gpus_per_node: split.gpusPerNode, nodes: [], state: 'PENDING', node: null, submitted_at: new Date().toISOString(), started_at: null, ended_at: null, times_from: 'squeue', ...(role ? { role } : {}) };
       this.jobs.set(id, job);
       this.changed(job);
       return job;

@@ -1,5 +1,5 @@
 // What a run target is to the runner: an executor, its host, how a launch gets its port and variables, and for schedulers a place per launch.
-import type { Unit } from '../core/candidates/unit';
+import type { Unit, UnitRole } from '../core/candidates/unit';
 import type { UnitNodeLayout } from '../core/candidates/unit-nodes';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { Executor } from '../exec';
@@ -64,7 +64,7 @@ export interface PlaceRequest {
 /** A place to launch one server (a Slurm job): a target of its own for that launch, released when the server stops. */
 export interface Placement {
   target: RunTarget;
-  /** The Slurm job holding the place. */
+  /** The Slurm job holding the place (a unit placed job_per_role: its jobs, comma-separated as sacct -j takes them). */
   jobId?: string;
   /** A P/D unit's place: a target per node of the job (the first is `target`), and each process's node and GPUs there. */
   nodeTargets?: RunTarget[];
@@ -101,4 +101,6 @@ export interface SlurmJobRecord {
   /** Where the times came from: squeue while the run watched, sacct when accounting answered at the end. */
   times_from: 'squeue' | 'sacct';
   reason?: string;
+  /** A P/D unit placed job_per_role: the role whose workers the job holds (the router runs in the prefill job). */
+  role?: UnitRole;
 }

@@ -2,7 +2,8 @@
 // namespace with 2 fake GPUs; the simulator's CLIs on the nodes): a 1P1D unit is one job on one node, a 2P1D unit one
 // job on both (pack: the prefill workers and the router on the first node, the decode worker on the second, the router
 // naming it at its node's address); both are measured through the router and ready only once it counts every worker;
-// nothing of a unit is left after teardown or a cancel (no job in squeue, no engine process).
+// nothing of a unit is left after teardown or a cancel (no job in squeue, no engine process). Placed job_per_role, the
+// 2P1D unit is two jobs: the prefill workers with the router, and the decode worker.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ interface JobRec {
   nodes: string[];
   node_count: number;
   gpus_per_node: number;
+  gpus: number;
 }
 
 /** A job's steps as accounting has them: `NodeList|SubmitLine` per step, waiting a little for slurmdbd to have them all. */
@@ -76,6 +78,30 @@ describe('P/D units on Slurm (real cluster, two nodes, simulated engine on the n
     // The router named the decode worker at its node's address, not loopback.
     const addr = /\bNodeAddr=(\S+)/.exec((await runCommand('scontrol', ['show', 'node', second])).stdout)?.[1] ?? '';
     assert.ok(s2.some((l) => /launch_router/.test(l) && l.includes(`--decode http://${addr}:`)), s2.join('\n'));
+    assert.deepEqual(await liveJobs(PREFIX), []);
+    assert.deepEqual(await simProcesses(await simBundle()), []);
+  });
+
+  test('job_per_role: 2P1D is a prefill job (both prefill workers and the router) and a decode job, measured through the router; rows name both jobs; nothing left', async () => {
+    const out = outDir('per-role');
+    const plan = PLAN.replace(/^( +)transfer_backend: mooncake\n/m, '$1transfer_backend: mooncake\n$1placement: job_per_role\n');
+    assert.notEqual(plan, PLAN);
+    const { result } = await runOnSim(plan, { outDir: out, target: `slurm:${suite.cluster().twoNodes.partition}`, simOnNodes: true, maxParallel: 1, strategy: 'grid', repeats: 0, skipSmoke: true, candidates: ['pd2'] });
+    assert.equal(result.status, 'completed', result.reason);
+    const rows = result.rows.filter((r) => r.candidate_id === 'pd2');
+    assert.ok(rows.length > 0 && rows.every((r) => r.status === 'ok'), JSON.stringify(rows.map((r) => [r.status, r.failure_reason])));
+    const jobs = (JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { slurm: { jobs: Array<JobRec & { role?: string }> } }).slurm.jobs.filter((j) => j.purpose === 'search');
+    assert.deepEqual(jobs.map((j) => [j.role, j.state, j.node_count, j.gpus_per_node, j.gpus]), [['prefill', 'COMPLETED', 1, 2, 2], ['decode', 'COMPLETED', 1, 1, 1]], JSON.stringify(jobs));
+    const [pj, dj] = jobs as [JobRec, JobRec];
+    for (const r of rows) assert.equal(r.hardware?.slurm_job_id, `${pj.job_id},${dj.job_id}`);
+    const ps = await steps(pj.job_id, 3);
+    assert.equal(ps.filter((l) => /--disaggregation-mode prefill/.test(l)).length, 2, ps.join('\n'));
+    assert.equal(ps.filter((l) => /launch_router/.test(l)).length, 1, ps.join('\n'));
+    const ds = await steps(dj.job_id, 1);
+    assert.deepEqual(ds.map((l) => /--disaggregation-mode decode/.test(l)), [true], ds.join('\n'));
+    // The router names the decode worker at the decode job's node address.
+    const addr = /\bNodeAddr=(\S+)/.exec((await runCommand('scontrol', ['show', 'node', dj.nodes[0] ?? ''])).stdout)?.[1] ?? '';
+    assert.ok(ps.some((l) => /launch_router/.test(l) && l.includes(`--decode http://${addr}:`)), ps.join('\n'));
     assert.deepEqual(await liveJobs(PREFIX), []);
     assert.deepEqual(await simProcesses(await simBundle()), []);
   });

@@ -32,12 +32,12 @@ export interface DisaggSection {
   decode: DisaggRoleSection;
   /** Keys `prefill.workers`, `decode.<flag>`...: values to try, as search_space has them. */
   searchSpace: PyMap;
-  /** Over several nodes (a scheduler's job): pack fills each node in start order; by_role starts each role on a node of its own. */
+  /** Over several nodes (a scheduler's job): pack fills each node in start order; by_role starts each role on a node of its own; job_per_role does so in a job per role. */
   placement: UnitPlacement;
 }
 
-export type UnitPlacement = 'pack' | 'by_role';
-export const UNIT_PLACEMENTS: readonly UnitPlacement[] = ['pack', 'by_role'];
+export type UnitPlacement = 'pack' | 'by_role' | 'job_per_role';
+export const UNIT_PLACEMENTS: readonly UnitPlacement[] = ['pack', 'by_role', 'job_per_role'];
 
 export const UNIT_ROLES: readonly UnitRole[] = ['prefill', 'decode'];
 

@@ -197,7 +197,7 @@ export function checkDisaggregation(sink: FindingSink, fw: FrameworkKey, section
   const searchSpace = readSearch(sec, profile, block.get('search_space'), [...at, 'search_space'], bad, warn);
   const pl = block.get('placement');
   const placement: UnitPlacement = pl === undefined || pl === null ? 'pack' : (UNIT_PLACEMENTS as readonly unknown[]).includes(pl) ? (pl as UnitPlacement) : 'pack';
-  if (pl !== undefined && pl !== null && placement !== pl) bad('pd-placement', `placement must be ${UNIT_PLACEMENTS.join(' or ')} (pack fills each node in start order; by_role starts each role on nodes of its own)`, [...at, 'placement']);
+  if (pl !== undefined && pl !== null && placement !== pl) bad('pd-placement', `placement must be ${UNIT_PLACEMENTS.slice(0, -1).join(', ')} or ${UNIT_PLACEMENTS[UNIT_PLACEMENTS.length - 1]} (pack fills each node in start order; by_role starts each role on nodes of its own; job_per_role does so in a Slurm job per role)`, [...at, 'placement']);
   const [prefill, decode] = roles;
   if (!ok || !prefill || !decode) return;
   sec.disagg = { transferBackend, transferConfig: isPyMap(tc) ? tc : new Map<PyScalar, PyValue>(), portBase, router, prefill, decode, searchSpace, placement };

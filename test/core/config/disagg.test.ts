@@ -259,10 +259,18 @@ describe('P/D units over a scheduler\'s nodes', () => {
     const [byRole] = units(check(plan('sglang', block('placement: by_role\n'))), 'sglang');
     assert.deepEqual(unitNodeLayout(byRole?.unit as Unit, 4)?.valueOf(), { nodes: 2, gpusPerNode: 2, at: [{ node: 0, gpus: [0] }, { node: 0, gpus: [1] }, { node: 1, gpus: [0, 1] }, { node: 0, gpus: [] }] });
     assert.equal(unitNodeLayout(pack?.unit, 1), 'a decode worker holds 2 GPUs, more than a node\'s 1');
+    // job_per_role: by_role's nodes, split into a prefill job (with the router) and a decode job.
+    const [perJob] = units(check(plan('sglang', block('placement: job_per_role\n'))), 'sglang');
+    assert.deepEqual(unitNodeLayout(perJob?.unit as Unit, 4), {
+      nodes: 2,
+      gpusPerNode: 2,
+      at: [{ node: 0, gpus: [0] }, { node: 0, gpus: [1] }, { node: 1, gpus: [0, 1] }, { node: 0, gpus: [] }],
+      jobs: [{ role: 'prefill', nodes: [0], gpusPerNode: 2 }, { role: 'decode', nodes: [1], gpusPerNode: 2 }],
+    });
   });
 
   test('a placement the runner does not know is an error naming the choices', () => {
     const r = check(plan('sglang', block('placement: spread\n')));
-    assert.ok(errorsOf(r).some((e) => e.startsWith('pd-placement: sglang: placement must be pack or by_role')), errorsOf(r).join('\n'));
+    assert.ok(errorsOf(r).some((e) => e.startsWith('pd-placement: sglang: placement must be pack, by_role or job_per_role')), errorsOf(r).join('\n'));
   });
 });

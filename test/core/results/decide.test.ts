@@ -158,7 +158,7 @@ describe('one scenario: undecided and equivalent', () => {
   test('two launches that disagree widely: the lead is not bounded, and the sentence says so instead of printing a ±900% interval', () => {
     const d = decideScenario([cand('c2', [15, 6]), cand('base', [5, 9])]);
     assert.equal(d.outcome, 'undecided');
-    assert.ok(d.ci && (d.ci[0] <= -1 || d.ci[1] - d.ci[0] > 1), `interval ${d.ci}`);
+    assert.ok(d.ci && (d.ci[0] <= -1 || d.ci[1] - d.ci[0] > 1), `interval ${JSON.stringify(d.ci)}`);
     assert.match(formatDecision(d, names), /^undecided: vllm c2 leads vllm baseline by 50\.0%, but 2 launches are too few to bound the lead \(its 95% interval is wider than ±100%\)$/);
   });
 
