@@ -18,6 +18,7 @@ import { evaluateSla, type SlaVerdict } from '../core/results/sla';
 import { rowSlaBlock, type SlaReading } from '../core/sla/limits';
 import { unmeasuredFloor, type TtftFloor } from './ttft-floor';
 import type { PdSplitBlock } from './pd-split';
+import type { PdMetricsBlock } from './pd-metrics';
 import type { EnergyBlock } from './energy';
 
 /** What every row of a run shares. */
@@ -231,6 +232,8 @@ export interface MeasuredRowInput {
   ttftFloor?: TtftFloor;
   /** A simulated P/D unit: the router's split of the trial's modelled TTFTs, recorded as `pd_split`. */
   pdSplit?: PdSplitBlock;
+  /** A P/D unit: its workers' stage means over the trial from their own /metrics, recorded as `pd_metrics`. */
+  pdMetrics?: PdMetricsBlock;
   /** The trial's energy (modelled on the simulator, nvidia-smi on GPUs), recorded as `energy`. */
   energy?: EnergyBlock;
 }
@@ -255,6 +258,7 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   const removed = floor?.removed_ms ?? 0;
   if (floor) Object.assign(row, { ttft_floor: floor });
   if (i.pdSplit) Object.assign(row, { pd_split: i.pdSplit });
+  if (i.pdMetrics) Object.assign(row, { pd_metrics: i.pdMetrics });
   if (i.energy) Object.assign(row, { energy: i.energy });
   if (i.metrics) row.metrics = metricsBlock(i.metrics, speed, removed);
   if (row.metrics && i.pace) Object.assign(row.metrics, { offered_request_rate: i.pace.offered, completion_request_rate: i.pace.kept });

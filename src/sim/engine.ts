@@ -4,6 +4,7 @@ import type { EngineClock } from './clock';
 import type { CostModel } from './cost';
 import type { OutputFault } from './options';
 import { SimRequest, blockHashes, type RequestSink } from './request';
+import { LatencyLog } from './latency-log';
 import { Scheduler, type SchedulerPolicy, type SchedulerStats } from './scheduler';
 import { hashIds, mix32, unit } from './tokens';
 
@@ -56,12 +57,16 @@ export class SimEngine {
   constructor(
     readonly options: EngineOptions,
     private readonly clock: EngineClock,
+    /** Every replica's finished requests' latencies (the engine's /metrics histograms). */
+    readonly latency: LatencyLog = new LatencyLog(),
   ) {
     this.replicas = [];
     for (let i = 0; i < Math.max(1, options.replicas); i++) {
       const p = options.policy;
       const noise = p.noise && { ...p.noise, stream: mix32(p.noise.stream, i) };
-      this.replicas.push(new Scheduler({ ...p, seed: mix32(p.seed, i), noise }, options.cost, clock));
+      const s = new Scheduler({ ...p, seed: mix32(p.seed, i), noise }, options.cost, clock);
+      s.onFinished = (r) => latency.finished(r);
+      this.replicas.push(s);
     }
   }
 

@@ -119,6 +119,9 @@ export class Scheduler {
     lostSeconds: 0,
   };
 
+  /** Called once per request that finishes (its latencies: latency-log.ts). */
+  onFinished: ((r: SimRequest) => void) | undefined;
+
   constructor(
     readonly policy: SchedulerPolicy,
     readonly cost: CostModel,
@@ -473,6 +476,7 @@ export class Scheduler {
         r.doneAt = this.stepEnd;
         this.deliver(r, 'length');
         this.stats.finished++;
+        this.onFinished?.(r);
         return false;
       }
       this.preempt(victim, plan);
@@ -708,6 +712,7 @@ export class Scheduler {
       r.state = 'done';
       this.stats.finished++;
       this.deliver(r, r.generated >= r.maxNew && !r.forceStop ? 'length' : 'stop');
+      this.onFinished?.(r);
       return true;
     }
     // On a virtual clock only the first token and the finish are read: the stream in between is not delivered.

@@ -8,6 +8,8 @@ import { ArgParser, CliParseError } from './cli-args';
 import { SimClock } from './clock';
 import { resolveSim, type ResolvedSim } from './config';
 import { SimEngine } from './engine';
+import { LatencyLog } from './latency-log';
+import { kvTransferSeconds } from './pd';
 import { SIM_FRAMEWORKS, frameworkFromName, simFlags } from './fw';
 import { argparseUsage, clickUsage } from './help-text';
 import { SimHttp, vllmDevMode } from './http/server';
@@ -141,7 +143,8 @@ export async function startSimServer(o: StartSimOptions): Promise<SimServer> {
   if (simOpts.startupDelayMs > 0) await new Promise((r) => setTimeout(r, simOpts.startupDelayMs));
 
   const clock = new SimClock(simOpts.speed);
-  const engine = new SimEngine(config.engine, clock);
+  // A P/D prefill worker's metrics count the modelled transfer of each prompt's KV (SGLang's prefill_transfer_kv_cache).
+  const engine = new SimEngine(config.engine, clock, new LatencyLog(config.settings.pd?.role === 'prefill' ? (n) => kvTransferSeconds(config, n) : undefined));
   let accepted = 0;
   let crashTimer: NodeJS.Timeout | undefined;
   let statsTimer: NodeJS.Timeout | undefined;

@@ -65,6 +65,10 @@ describe('P/D units on the simulated engine', () => {
           assert.deepEqual([e.basis, e.gpus], ['modelled', gpus]);
           assert.ok((e.j_per_output_token ?? 0) > 0 && e.output_tokens > 0, JSON.stringify(e));
           assert.deepEqual(r.pd_unit, { transfer_backend: 'mooncake', prefill_workers: id === 'pd1' ? 1 : 2, decode_workers: 1, prefill_tp: 1, decode_tp: 1, gpus });
+          // Its workers were asked for their /metrics around each trial: SGLang serves none without --enable-metrics, and the row says so.
+          const pm = r.pd_metrics as { mean_ms: Record<string, number | null>; notes: string[] };
+          assert.ok(Object.values(pm.mean_ms).every((v) => v === null), JSON.stringify(pm));
+          assert.match(pm.notes.join('\n'), /prefill workers answered no \/metrics \(SGLang serves them only with --enable-metrics\)/);
         }
         for (const r of rowsOf(rows, 'baseline')) {
           assert.equal(r.pd_split, undefined, 'an aggregated server has no split');
@@ -72,6 +76,36 @@ describe('P/D units on the simulated engine', () => {
         }
         assert.equal(pids.get(id)?.size, processes, `${id}: every process of the unit was started and tracked`);
         for (const pid of pids.get(id) ?? []) assert.equal(groupAlive(pid), false, `${id}: process group ${pid} is still alive after teardown`);
+      }
+    } finally {
+      cleanup(dir);
+    }
+  });
+
+  test("the workers' own /metrics give each stage's mean (vLLM NIXL, SGLang with --enable-metrics), agreeing with the simulated router's split", { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const vllm = 'base_server_flags:\n  model: Qwen/Qwen3-8B\n  max_model_len: 4096\ndisaggregation:\n  transfer_backend: nixl\n  prefill: {workers: 1}\n  decode: {workers: 1}';
+      const sglang = SGLANG.replace('  context_length: 4096\n', '  context_length: 4096\n  enable_metrics: true\n').replace(/\n {2}search_space:[\s\S]*$/, '');
+      const run = await runOnSim(planYaml({ frameworks: { sglang, vllm }, benchmark: 'request_rates: [2]', dataset: 'num_prompts: 24\nscenario_names: [chat]\ninput_len: [1024]\noutput_len: [32]' }), { outDir: path.join(dir, 'run'), skipSmoke: true, strategy: 'grid', candidates: ['pd1'] });
+      assert.equal(run.result.status, 'completed', run.result.reason);
+      const rows = (run.result.rows as unknown as Array<Record<string, unknown>>).filter((r) => r.candidate_id === 'pd1');
+      assert.deepEqual(new Set(rows.map((r) => r.framework)), new Set(['sglang', 'vllm']));
+      for (const r of rows) {
+        assert.equal(r.status, 'ok', reasonOf(r));
+        const pm = r.pd_metrics as { mean_ms: Record<string, number | null>; requests: Record<string, number>; workers_read: Record<string, string>; sources: Record<string, string>; notes: string[] };
+        const split = (r.pd_split as { p50: Record<string, number> }).p50;
+        const fw = String(r.framework);
+        assert.deepEqual(pm.workers_read, { prefill: '1/1', decode: '1/1' }, fw);
+        assert.ok(pm.requests.prefill >= 24 && pm.requests.decode >= 24, `${fw}: ${JSON.stringify(pm.requests)}`);
+        assert.match(pm.sources.prefill_ms ?? '', fw === 'vllm' ? /^vllm:request_prefill_time_seconds \(prefill workers\)$/ : /^sglang:per_stage_req_latency_seconds\{stage="prefill_forward"\} \(prefill workers\)$/);
+        // At 2 req/s the requests barely queue: each mean sits near the router's median (all modelled on the simulator).
+        for (const k of ['prefill_ms', 'transfer_ms', 'first_decode_ms']) {
+          const mean = pm.mean_ms[k];
+          assert.ok(typeof mean === 'number' && Math.abs(mean - (split[k] as number)) <= 0.25 * (split[k] as number) + 2, `${fw} ${k}: metrics mean ${mean} vs split p50 ${split[k]}`);
+        }
+        assert.ok(typeof pm.mean_ms.tpot_ms === 'number' && pm.mean_ms.tpot_ms > 0, `${fw}: ${JSON.stringify(pm.mean_ms)}`);
+        assert.deepEqual(pm.notes, [], `${fw}: ${pm.notes.join('; ')}`);
       }
     } finally {
       cleanup(dir);

@@ -18,7 +18,7 @@ function getOnly(h: RouteHost, c: RouteCall, fn: () => void): true {
 }
 
 function prometheus(h: RouteHost, c: RouteCall): true {
-  return getOnly(h, c, () => sendText(c.res, 200, prometheusText(h.config, h.engine.stats()), 'text/plain; version=0.0.4; charset=utf-8'));
+  return getOnly(h, c, () => sendText(c.res, 200, prometheusText(h.config, h.engine.stats(), h.engine.latency), 'text/plain; version=0.0.4; charset=utf-8'));
 }
 
 function unauthorized(c: RouteCall): true {

@@ -54,7 +54,28 @@ describe('the limiting stage of a P/D unit', () => {
   test('rows without a split (a real unit) say the stage is unknown and why; the report has the section', () => {
     const m = reportOf([unitRow(1, undefined), unitRow(6, undefined, 20, 'pd1', 900)]);
     assert.equal(m.limitingStages?.[0]?.stage, 'unknown');
-    assert.match(m.limitingStages?.[0]?.because ?? '', /no per-role TTFT split/);
+    assert.match(m.limitingStages?.[0]?.because ?? '', /no per-role TTFT split \(neither the simulated router’s nor the workers’ \/metrics\)/);
     assert.match(renderReportMarkdown(m), /### P\/D units: the limiting stage[\s\S]*\| chat \| `sglang` pd1 \| unknown \|/);
+  });
+
+  test("a real unit's rows: the stage from its workers' /metrics means against the mean TTFT; a worker without metrics says so", () => {
+    const metricRow = (rate: number, means: [number, number, number | null, number, number], meanTtft: number, notes: string[] = []): Row => {
+      const r = unitRow(rate, undefined, 20, 'pd1', 0);
+      const [pq, pf, tr, dq, fd] = means;
+      (r.metrics as Record<string, number>).mean_ttft_ms = meanTtft;
+      (r.metrics as Record<string, number>).p50_ttft_ms = meanTtft;
+      (r.sla as { passed: boolean }).passed = meanTtft <= 1000;
+      return { ...r, pd_metrics: { basis: 'worker_metrics', mean_ms: { prefill_queue_ms: pq, prefill_ms: pf, transfer_ms: tr, decode_queue_ms: dq, first_decode_ms: fd, tpot_ms: 20 }, requests: { prefill: 60, decode: 60 }, workers_read: { prefill: '2/2', decode: '1/1' }, sources: {}, notes } };
+    };
+    const m = reportOf([metricRow(1, [5, 200, 10, 3, 20], 250), metricRow(6, [40, 210, 12, 800, 25], 1100)]);
+    const got = m.limitingStages?.[0];
+    assert.deepEqual([got?.stage, got?.rate, got?.overSla], ['decode', 6, true]);
+    assert.match(got?.because ?? '', /mean TTFT parts \(workers’ \/metrics\) grew from 1 req\/s: decode \+802 ms/);
+    // A transfer the metrics do not give on its own stays in the decode queue; the router's rest is what the mean TTFT holds beyond.
+    const router = reportOf([metricRow(1, [5, 200, null, 3, 20], 240), metricRow(6, [5, 200, null, 3, 20], 1200)]).limitingStages?.[0];
+    assert.equal(router?.stage, 'router');
+    const none = reportOf([metricRow(1, [5, 200, 10, 3, 20], 250), { ...metricRow(6, [5, 200, 10, 3, 20], 1100), pd_metrics: { basis: 'worker_metrics', mean_ms: { prefill_queue_ms: null, prefill_ms: null, transfer_ms: null, decode_queue_ms: null, first_decode_ms: null, tpot_ms: null }, requests: { prefill: 0, decode: 0 }, workers_read: { prefill: '0/2', decode: '0/1' }, sources: {}, notes: ['2 of 2 prefill workers answered no /metrics (SGLang serves them only with --enable-metrics)'] } }]).limitingStages?.[0];
+    assert.equal(none?.stage, 'unknown');
+    assert.match(none?.because ?? '', /workers’ \/metrics gave no complete split \(2 of 2 prefill workers answered no \/metrics \(SGLang serves them only with --enable-metrics\)\)/);
   });
 });
