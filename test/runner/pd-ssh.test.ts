@@ -61,6 +61,10 @@ describe('a P/D unit over ssh', { skip }, () => {
         assert.equal((r.client as { placement?: string; base_url?: string } | undefined)?.base_url, `http://127.0.0.1:${router}`, 'the client on the host talks to the router');
         assert.equal(String(r.server_command).split('\n').length, 3);
         assert.ok((r as unknown as { pd_split?: { samples: number } }).pd_split?.samples);
+        // The workers' own /metrics were read on the host around the trial (through the target, as their health).
+        const pm = (r as unknown as { pd_metrics?: { workers_read: Record<string, string>; mean_ms: Record<string, number | null> } }).pd_metrics;
+        assert.deepEqual(pm?.workers_read, { prefill: '1/1', decode: '1/1' }, JSON.stringify(pm));
+        assert.ok((pm?.mean_ms.prefill_ms ?? 0) > 0 && (pm?.mean_ms.transfer_ms ?? 0) > 0, JSON.stringify(pm));
       }
       assert.equal(pids.get('pd1')?.length, 3, 'both workers and the router were started');
       for (const p of pids.get('pd1') ?? []) assert.equal(groupAlive(p), false, `process group ${p} left on the host`);
