@@ -3,6 +3,9 @@
 // modelled transfer time after the request (its queue and decode); the unit's TTFT is the two legs' p50s added, its
 // TPOT the decode worker's, its throughput the slower role's. An approximation of a unit, labelled so: the roles'
 // medians are added (not the median of the sums), and the router's hop is not modelled.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { Scenario } from '../core/config/model';
 import type { Candidate } from '../core/candidates/candidate';
 import type { Unit } from '../core/candidates/unit';
@@ -38,13 +41,29 @@ export function unitEngines(fw: FrameworkKey, cand: Candidate, options: SimOptio
   if (!unit) return { ok: false, oom: false, reason: `${cand.id} is not a P/D unit` };
   const of = (role: 'prefill' | 'decode'): EngineFor => {
     const p = unit.processes.find((x) => x.role === role);
-    return p ? engineForArgv(fw, p.argv, options, factors) : { ok: false, oom: false, reason: `no ${role} worker` };
+    return p ? withUnitFiles(unit, p.argv, (argv) => engineForArgv(fw, argv, options, factors)) : { ok: false, oom: false, reason: `no ${role} worker` };
   };
   const pre = of('prefill');
   if (!pre.ok) return { ...pre, reason: `prefill worker: ${pre.reason}` };
   const dec = of('decode');
   if (!dec.ok) return { ...dec, reason: `decode worker: ${dec.reason}` };
   return { ok: true, engines: { prefill: pre.config, decode: dec.config, unit } };
+}
+
+/** Runs `fn` on the argv with the unit's files (TensorRT-LLM's options YAML) written to a scratch folder and named there. */
+function withUnitFiles<T>(unit: Unit, argv: readonly string[], fn: (argv: readonly string[]) => T): T {
+  if (!unit.files.length) return fn(argv);
+  const dir = mkdtempSync(join(tmpdir(), 'autobench-unit-predict-'));
+  try {
+    for (const f of unit.files) {
+      mkdirSync(dirname(join(dir, f.path)), { recursive: true });
+      writeFileSync(join(dir, f.path), f.content);
+    }
+    const paths = new Set(unit.files.map((f) => f.path));
+    return fn(argv.map((a) => (paths.has(a) ? join(dir, a) : a)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Completions' rate over arrivals' rate in one role's trial (1: it kept pace). */

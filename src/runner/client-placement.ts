@@ -70,7 +70,7 @@ export async function runPlacedTrial(executor: Executor, server: LiveServer, wor
   let reason = setup.ok ? '' : setup.reason;
   if (setup.ok) {
     const baseUrl = `http://127.0.0.1:${server.port}`;
-    const out = await setup.client.runTrial({ workload, options: trialBenchOptions(baseUrl, server.model, s), timeoutMs: s.timeoutMs }, { ...hooks, server: server.proc });
+    const out = await setup.client.runTrial({ workload, options: trialBenchOptions(baseUrl, server.model, s, server.noModelList), timeoutMs: s.timeoutMs }, { ...hooks, server: server.proc });
     // The host's client has no tokenizer: what it could count only by chunks (no usage streamed) is counted here.
     if ('result' in out && out.result && s.tokenizer) recountOutputTokens(out.result, s.tokenizer);
     if (out.kind !== 'unavailable') return { ...out, client: { placement: 'host', base_url: baseUrl, node_version: setup.client.node.version } };

@@ -48,7 +48,7 @@ export function benchmarkCommand(s: TrialSettings, baseUrl: string, tokenizer: s
 }
 
 /** The client's options for a trial, wherever it runs (in this process, or on the host: host-client.ts). */
-export function trialBenchOptions(baseUrl: string, model: string | undefined, s: TrialSettings): HostBenchOptions {
+export function trialBenchOptions(baseUrl: string, model: string | undefined, s: TrialSettings, noModelList = false): HostBenchOptions {
   return {
     backend: s.backend,
     baseUrl,
@@ -60,7 +60,8 @@ export function trialBenchOptions(baseUrl: string, model: string | undefined, s:
     seed: s.seed,
     flushCache: true,
     extraRequestBody: s.extraBody,
-    readyCheckTimeoutS: 10,
+    // A server without GET /v1/models (TensorRT-LLM's disaggregated front end) was found ready by its own route already.
+    readyCheckTimeoutS: noModelList && model ? 0 : 10,
     progressIntervalMs: 500,
     // A client on another host has no tokenizer: texts it could count only by chunks come back for the runner to count.
     keepUncountedTexts: true,
@@ -94,7 +95,7 @@ export async function runTrial(
   try {
     result = await runBenchmark(
       workload,
-      { ...trialBenchOptions(server.baseUrl, server.model, s), ...(server.headers ? { headers: { ...server.headers } } : {}), ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}) },
+      { ...trialBenchOptions(server.baseUrl, server.model, s, server.noModelList), ...(server.headers ? { headers: { ...server.headers } } : {}), ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}) },
       {
         signal: ac.signal,
         onEvent: (e) => {

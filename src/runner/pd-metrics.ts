@@ -133,7 +133,8 @@ export function stageMeans(fw: FrameworkKey, before: readonly Scrape[], after: r
     const src = table[k];
     const m = src && windowMean(before, after, src);
     if (!src || !m) return undefined;
-    requests[src.role] = Math.max(requests[src.role], m.n);
+    // Per-token series count tokens, not requests.
+    if (k !== 'tpot_ms') requests[src.role] = Math.max(requests[src.role], m.n);
     if (k !== 'decode_wait_ms') sources[k] = `${src.metric}${src.label ? `{${src.label[0]}="${src.label[1]}"}` : ''} (${src.role} workers)`;
     return m.ms;
   };

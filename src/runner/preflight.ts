@@ -90,7 +90,7 @@ export async function smokeTest(server: LiveServer, backend: Backend, workload: 
   const rows = workload.rows.slice(0, Math.max(5, requests)).map((r) => ({ ...r, outputLen: Math.min(r.outputLen, 16) }));
   const first = rows[0];
   if (!first) return out;
-  const opts = { backend, baseUrl: server.baseUrl, ...(server.model ? { model: server.model } : {}), ...(server.headers ? { headers: { ...server.headers } } : {}), warmupRequests: 0, readyCheckTimeoutS: 10, stream: true };
+  const opts = { backend, baseUrl: server.baseUrl, ...(server.model ? { model: server.model } : {}), ...(server.headers ? { headers: { ...server.headers } } : {}), warmupRequests: 0, readyCheckTimeoutS: server.noModelList && server.model ? 0 : 10, stream: true };
   // A signal of its own, so the client's listeners never pile up on the run's.
   const ac = new AbortController();
   const relay = (): void => ac.abort();

@@ -33,6 +33,8 @@ export interface LiveServer {
   minGraceMs?: number;
   /** A P/D unit's workers, behind this server (its router): stopped after it, in reverse start order. */
   companions?: LiveServer[];
+  /** It has no GET /v1/models (TensorRT-LLM's disaggregated front end): clients take `model` as given. */
+  noModelList?: boolean;
 }
 
 /**
@@ -115,6 +117,13 @@ export interface LaunchOptions {
   stopGraceMs: number;
   signal: AbortSignal | undefined;
   onState?: (state: 'launching' | 'waiting' | 'ready', info: { pid?: number; port?: number }) => void;
+  /** The folder it starts in on the target (a P/D unit's, holding the files its command names by relative path). */
+  cwd?: string;
+  /**
+   * A server without GET /v1/models (TensorRT-LLM's disaggregated front end): ready once this route answers 200, serving
+   * the model given (its workers'); its load client then skips the model lookup.
+   */
+  ready?: { path: string; model: string | undefined };
 }
 
 /** Executors a server was stopped on: before the next launch there, its GPUs are checked free again. */
@@ -189,6 +198,17 @@ async function modelsOnce(baseUrl: string, headers?: Readonly<Record<string, str
   }
 }
 
+/** A server without a model list: its readiness route answers 200 (the model is the one it was given). */
+async function routeOnce(baseUrl: string, ready: { path: string; model: string | undefined }, headers?: Readonly<Record<string, string>>): Promise<{ ok: boolean; model?: string; simulated?: boolean; status?: number }> {
+  try {
+    const r = await fetch(`${baseUrl}${ready.path}`, { signal: AbortSignal.timeout(5000), ...(headers ? { headers } : {}) });
+    await r.body?.cancel();
+    return { ok: r.ok, status: r.status, simulated: r.headers.get(SIMULATED_HEADER) === 'true', ...(r.ok && ready.model !== undefined ? { model: ready.model } : {}) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 /**
  * The route that says an engine is ready to serve, beyond listing its model. SGLang's /v1/models answers during its
  * own warm-up while /health says 503 until it is done (sgl-project/sglang http_server.py @0025436e); TokenSpeed's
@@ -221,7 +241,7 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
   o.onState?.('launching', { port });
   let proc: ServerProcess;
   try {
-    proc = await target.executor.start({ argv: o.argv, env, secretEnv: o.secretEnv, logFile: o.logFile, tailLines: 200, ...(o.redactValues?.length ? { redactValues: o.redactValues } : {}) });
+    proc = await target.executor.start({ argv: o.argv, env, secretEnv: o.secretEnv, logFile: o.logFile, tailLines: 200, ...(o.redactValues?.length ? { redactValues: o.redactValues } : {}), ...(o.cwd ? { cwd: o.cwd } : {}) });
   } catch (e) {
     return { ok: false, status: 'failed', reason: `could not start the server: ${(e as Error).message}` };
   }
@@ -249,14 +269,14 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
     if (exit) {
       // Let the last output lines reach the tail before reading it.
       await proc.exited;
-      return fail({ ok: false, ...failureOf(o.framework, proc, `${exitText(exit)} before it answered GET /v1/models`), pid: proc.pid });
+      return fail({ ok: false, ...failureOf(o.framework, proc, `${exitText(exit)} before it answered GET ${o.ready?.path ?? '/v1/models'}`), pid: proc.pid });
     }
-    const r = await modelsOnce(baseUrl, o.headers);
+    const r = o.ready ? await routeOnce(baseUrl, o.ready, o.headers) : await modelsOnce(baseUrl, o.headers);
     if (r.status === 401 || r.status === 403) return fail({ ok: false, status: 'failed', reason: authText(r.status, o.headers), pid: proc.pid });
     // Ready: a model is listed (a gateway lists none before its worker registered) and the engine's own route agrees.
     if (r.ok && r.model !== undefined && (await readyRouteOk(baseUrl, o.framework, o.headers))) {
       o.onState?.('ready', { pid: proc.pid, port });
-      const server: LiveServer = { proc, port, forward, baseUrl, model: r.model, exit, simulated: r.simulated === true, logFile: o.logFile, ...(grace > o.stopGraceMs ? { minGraceMs: grace } : {}), ...(o.headers && Object.keys(o.headers).length ? { headers: o.headers } : {}) };
+      const server: LiveServer = { proc, port, forward, baseUrl, model: r.model, exit, simulated: r.simulated === true, logFile: o.logFile, ...(o.ready ? { noModelList: true } : {}), ...(grace > o.stopGraceMs ? { minGraceMs: grace } : {}), ...(o.headers && Object.keys(o.headers).length ? { headers: o.headers } : {}) };
       proc.onExit((info) => (server.exit = info));
       if (target.executor.target.startsWith('ssh:')) {
         try {
@@ -268,7 +288,7 @@ export async function launchServer(target: RunTarget, o: LaunchOptions): Promise
       return { ok: true, server };
     }
     if (performance.now() > deadline) {
-      return fail({ ok: false, ...failureOf(o.framework, proc, `no answer to GET /v1/models within ${Math.round(o.healthTimeoutMs / 1000)} s`, true), pid: proc.pid });
+      return fail({ ok: false, ...failureOf(o.framework, proc, `no answer to GET ${o.ready?.path ?? '/v1/models'} within ${Math.round(o.healthTimeoutMs / 1000)} s`, true), pid: proc.pid });
     }
     await Promise.race([sleep(wait, o.signal), proc.exited]);
     wait = Math.min(1000, wait * 1.5);

@@ -1,9 +1,11 @@
-// Launches a P/D unit as one candidate: its prefill and decode workers (each the exact command of the unit, on its GPU
-// slots and ports), then its router; ready once every worker answers and the router counts every one of them at
-// /workers; the load client talks to the router; stopping the unit stops the router, then every worker.
+// Launches a P/D unit as one candidate: the files it writes (unit-files.ts), its prefill and decode workers (each the
+// exact command of the unit, on its GPU slots and ports, started in the unit's folder), then its router; ready once
+// every worker answers and the router counts every one of them at /workers (TensorRT-LLM's front end: once its /health
+// answers, which it does only when every worker's does); the load client talks to the router; stopping the unit stops
+// the router, then every worker.
 import { dirname, join } from 'node:path';
 import type { Candidate } from '../core/candidates/candidate';
-import type { UnitProcess } from '../core/candidates/unit';
+import type { Unit, UnitProcess } from '../core/candidates/unit';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { PlanFramework } from '../core/plan/types';
 import type { RunContext } from './context';
@@ -11,6 +13,7 @@ import { ALL_INTERFACES } from './bind-address';
 import { LAUNCH_ENV } from './launch-env';
 import { launchServer, stopServer, type LaunchResult, type LiveServer } from './server';
 import type { Placement, RunTarget } from './target-types';
+import { retargetFrontEnd, writeUnitFiles, type UnitDir } from './unit-files';
 
 /** Targets a unit runs on: this machine or an ssh host (every process there), a Slurm job over the nodes its layout needs. */
 const UNIT_TARGETS = new Set(['sim', 'local', 'ssh', 'slurm']);
@@ -125,6 +128,36 @@ async function routerSeesAll(server: LiveServer, want: { prefill: number; decode
   return `the router did not count every worker within ${Math.round(timeoutMs / 1000)} s (last: ${last})`;
 }
 
+/**
+ * The unit's file contents for this launch: as shown, but on a Slurm job the front end's config listens on every
+ * interface and, over several nodes, names each worker at its node's address (as acrossNodes does for router argv).
+ */
+function fileContents(unit: Unit, placement: Placement | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  const layout = placement?.unitLayout;
+  if (!layout) return out;
+  const byPort = new Map(unit.processes.map((p, i) => [p.port, placement?.nodeTargets?.[layout.at[i]?.node ?? 0]?.address] as const));
+  for (const f of unit.files) {
+    if (f.role !== 'router') continue;
+    out.set(f.path, retargetFrontEnd(f.content, ALL_INTERFACES, (port) => (layout.nodes > 1 ? byPort.get(port) : undefined)));
+  }
+  return out;
+}
+
+/** The unit's files on the target of its first process (a Slurm job's nodes share the run directory). */
+async function unitDir(ctx: RunContext, f: PlanFramework, cand: Candidate, unit: Unit, placement: Placement | undefined, say: (line: string) => void): Promise<UnitDir | string> {
+  if (!unit.files.length) return { cwd: '' };
+  const contents = fileContents(unit, placement);
+  try {
+    const dir = await writeUnitFiles(ctx, targetOf(ctx.target, placement, 0), `${f.framework}-${cand.id}`, unit, contents);
+    ctx.log('info', `${f.framework} ${cand.id}: wrote ${unit.files.map((x) => x.path).join(', ')} in ${dir.cwd}; every process of the unit starts there${dir.remove ? ' (removed once the unit answers)' : ''}`);
+    for (const [path, text] of contents) say(`${path} as written for the job's nodes:\n${text}`);
+    return dir;
+  } catch (e) {
+    return `the unit's files: ${(e as Error).message}`;
+  }
+}
+
 export interface UnitLaunchOptions {
   logFile: string;
   /** A Slurm job holding the unit: a target per node and each process's node and GPUs there. */
@@ -140,6 +173,18 @@ export interface UnitLaunchOptions {
 export async function launchUnit(ctx: RunContext, f: PlanFramework, cand: Candidate, o: UnitLaunchOptions): Promise<LaunchResult> {
   const unit = cand.unit;
   if (!unit) throw new Error(`${cand.id} is not a P/D unit`);
+  const placement = o.placement;
+  const dir = await unitDir(ctx, f, cand, unit, placement, (line) => o.onLaunched?.(line));
+  if (typeof dir === 'string') return { ok: false, status: 'failed', reason: dir };
+  const r = await launchProcesses(ctx, f, unit, o, dir.cwd);
+  await dir.remove?.().catch((e: unknown) => ctx.log('warn', `${f.framework} ${cand.id}: could not remove the unit's folder ${dir.cwd}: ${(e as Error).message}`));
+  return r;
+}
+
+/** TensorRT-LLM's front end has no /workers and no /v1/models: its /health is 200 only once every worker's is (disagg server lifespan @3e53e4ad). */
+const HEALTH_READY: ReadonlySet<FrameworkKey> = new Set(['tensorrt_llm']);
+
+async function launchProcesses(ctx: RunContext, f: PlanFramework, unit: Unit, o: UnitLaunchOptions, cwd: string): Promise<LaunchResult> {
   const placement = o.placement;
   const ports = await portsOf(ctx.target, placement, f.framework, unit.processes);
   const moved = acrossNodes(unit.processes, placement);
@@ -167,6 +212,8 @@ export async function launchUnit(ctx: RunContext, f: PlanFramework, cand: Candid
       onState: (state, info) => {
         if (state === 'waiting' && info.pid) o.onPid(info.pid, p);
       },
+      ...(cwd ? { cwd } : {}),
+      ...(p.role === 'router' && HEALTH_READY.has(f.framework) ? { ready: { path: '/health', model: up[0]?.model } } : {}),
     });
     if (!r.ok) {
       await stopAll();
@@ -175,7 +222,7 @@ export async function launchUnit(ctx: RunContext, f: PlanFramework, cand: Candid
     up.push(r.server);
   }
   const router = up[up.length - 1] as LiveServer;
-  const missing = await routerSeesAll(router, unit.workers, ctx.healthTimeoutMs, ctx.signal);
+  const missing = HEALTH_READY.has(f.framework) ? undefined : await routerSeesAll(router, unit.workers, ctx.healthTimeoutMs, ctx.signal);
   if (missing) {
     await stopAll();
     return { ok: false, status: missing === 'cancelled' ? 'cancelled' : 'failed', reason: `router: ${missing}` };

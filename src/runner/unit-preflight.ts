@@ -14,7 +14,8 @@ export function routerProgram(cand: Candidate): string[] {
 
 /** The long options a help text lists. */
 export function helpOptions(text: string): Set<string> {
-  return new Set(text.match(/--[a-z0-9][a-z0-9-]*/gi) ?? []);
+  // Underscores too: click options keep them (trtllm-serve disaggregated --config_file).
+  return new Set(text.match(/--[a-z0-9][a-z0-9_-]*/gi) ?? []);
 }
 
 const lastLine = (s: string): string => s.trim().split('\n').pop() ?? '';

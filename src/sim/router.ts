@@ -2,13 +2,14 @@
 // --vllm-pd-disaggregation`): registers its prefill and decode workers once their /health answers, reports them at
 // /workers and /readiness as the real routers do, and runs each generation request prefill-then-decode, marking the
 // decode request the way the engine expects transferred KV (pd.ts). Every response is labelled simulated.
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extractSimOptions, SimOptionError } from './options';
 import { HttpError, readJson, sendJson, SIM_HEADER } from './http/io';
 import { noteTtfts, sendTtfts, TIMING_HEADER, TTFTS_PATH } from './http/ttft-report';
 import { ENERGY_PATH, type EnergyReading } from './power';
 import { PD_SPLIT_PATH, SplitAccount, splitOf, TimingTap, timingIn } from './pd-timing';
+import { getText as get, healthy, portMap, postLeg as post, readAll } from './pd-legs';
 
 export type RouterKind = 'sglang' | 'vllm';
 
@@ -51,16 +52,6 @@ export function routerHelp(program: string, kind: RouterKind): string {
 
 const PD_FLAG: Record<RouterKind, string> = { sglang: '--pd-disaggregation', vllm: '--vllm-pd-disaggregation' };
 
-/** AUTOBENCH_SIM_PORTMAP `30000:41234,30001:41235`: a worker's port in the command line -> where the simulator put it. */
-function portMap(env: NodeJS.ProcessEnv): Map<number, number> {
-  const m = new Map<number, number>();
-  for (const pair of (env.AUTOBENCH_SIM_PORTMAP ?? '').split(',').filter(Boolean)) {
-    const [from, to] = pair.split(':').map(Number);
-    if (Number.isInteger(from) && Number.isInteger(to)) m.set(from as number, to as number);
-  }
-  return m;
-}
-
 function mapUrl(url: string, ports: Map<number, number>): string {
   const u = new URL(url);
   const to = ports.get(Number(u.port));
@@ -101,34 +92,6 @@ export function parseRouterArgs(kind: RouterKind, argv: readonly string[], env: 
     throw new RouterUsageError('a P/D router needs at least one --prefill and one --decode worker');
   }
   return out;
-}
-
-interface Upstream {
-  status: number;
-  headers: IncomingMessage['headers'];
-  res: IncomingMessage;
-}
-
-/** A leg to a worker, always asking for its modelled times (the router's TTFT account and split need them). */
-function post(url: string, path: string, body: object, signal: AbortSignal): Promise<Upstream> {
-  return new Promise((resolve, reject) => {
-    const text = JSON.stringify(body);
-    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [TIMING_HEADER]: '1' };
-    const req = httpRequest(`${url}${path}`, { method: 'POST', headers, signal }, (res) =>
-      resolve({ status: res.statusCode ?? 502, headers: res.headers, res }),
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
-}
-
-function readAll(res: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
-  });
 }
 
 /** The prefill leg's body: the same request, one token, not streamed, marked as the engine's P/D protocol asks. */
@@ -303,21 +266,3 @@ class RouterState {
   }
 }
 
-async function healthy(url: string): Promise<boolean> {
-  try {
-    return (await get(`${url}/health`)).status === 200;
-  } catch {
-    return false;
-  }
-}
-
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'GET', timeout: 5000, headers }, (res) => {
-      readAll(res).then((text) => resolve({ status: res.statusCode ?? 502, text }), reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}

@@ -1,6 +1,6 @@
 // The framework CLI shims: `vllm`, `sglang`, `python -m sglang.launch_server`, `trtllm-serve`, `tokenspeed`
 // and `ts`, each accepting its real command shape and starting the simulated engine for `serve`; and the P/D
-// routers `python -m sglang_router.launch_router` and `vllm-router`.
+// routers `python -m sglang_router.launch_router` and `vllm-router`, and TensorRT-LLM's `trtllm-serve disaggregated`.
 import type { FrameworkKey } from '../core/frameworks/types';
 import { serveFromCli, signalled, simOptionsOf, type ServeOptions, type SimIo } from './cli-serve';
 import { ROUTER_VERSION, routerHelp, RouterUsageError, startSimRouter, type RouterKind, type SimRouter } from './router';
@@ -8,6 +8,8 @@ import { tokenspeedVersionLine } from './engine-era';
 import { simEngineVersion } from './engine-version';
 import { programHelp } from './help';
 import { pythonImportVersion } from './python-shim';
+import { FRONT_END_VERSION, FrontEndConfigError, FrontEndUsageError, frontEndHelp, parseFrontEnd } from './trtllm-front-config';
+import { startFrontEnd } from './trtllm-front';
 
 interface Program {
   fw: FrameworkKey;
@@ -48,6 +50,30 @@ async function routerMain(program: string, kind: RouterKind, argv: readonly stri
   await (o.stopSignal ?? signalled());
   await router.close();
   return 0;
+}
+
+/** `trtllm-serve disaggregated`: the simulated P/D front end until SIGINT/SIGTERM; click usage errors exit 2, config errors 1. */
+async function frontEndMain(argv: readonly string[], io: SimIo, o: ServeOptions): Promise<number> {
+  if (argv.includes('--help')) return void io.out.write(frontEndHelp()), 0;
+  // The real command has no --version option; the simulated one answers so a preflight records what it ran.
+  if (argv.includes('--version')) return void io.out.write(`trtllm-serve disaggregated ${FRONT_END_VERSION} (autobench-sim: SIMULATED front end)\n`), 0;
+  const log = (line: string): void => void io.err.write(`${line}\n`);
+  let stopped = false;
+  const stop = (o.stopSignal ?? signalled()).then(() => void (stopped = true));
+  try {
+    const fe = await startFrontEnd(parseFrontEnd(argv, o.env ?? process.env), o.env ?? process.env, log, () => stopped);
+    if (!fe) return 0;
+    await stop;
+    await fe.close();
+    return 0;
+  } catch (e) {
+    if (e instanceof FrontEndUsageError) {
+      io.err.write(`Usage: trtllm-serve disaggregated [OPTIONS]\nTry 'trtllm-serve disaggregated --help' for help.\n\nError: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof FrontEndConfigError) return void io.err.write(`${e.message}\n`), 1;
+    throw e;
+  }
 }
 
 function usageError(program: string, p: Program, message: string, io: SimIo): number {
@@ -116,6 +142,7 @@ export async function runShim(program: string, argv: readonly string[], io: SimI
     return 0;
   }
   if (cmd === 'serve') return serveFromCli(p.fw, p.fw === 'sglang' ? 'serve' : undefined, rest, io, o);
+  if (program === 'trtllm-serve' && cmd === 'disaggregated') return frontEndMain(rest, io, o);
   if (p.style === 'click') return usageError(program, p, cmd.startsWith('-') ? `No such option: ${cmd}` : `No such command '${cmd}'.`, io);
   if (cmd.startsWith('-')) return usageError(program, p, `unrecognized arguments: ${cmd}`, io);
   return usageError(program, p, `argument subparser: invalid choice: '${cmd}' (choose from 'serve')`, io);

@@ -3,7 +3,7 @@
 // router, and no process of the unit left on the host after teardown.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { skipWhenMissing } from '../support/requirements';
 import { sshdMissing, type Sshd } from '../support/sshd';
@@ -68,6 +68,50 @@ describe('a P/D unit over ssh', { skip }, () => {
       }
       assert.equal(pids.get('pd1')?.length, 3, 'both workers and the router were started');
       for (const p of pids.get('pd1') ?? []) assert.equal(groupAlive(p), false, `process group ${p} left on the host`);
+    } finally {
+      cleanup(dir);
+    }
+  });
+
+  test("a TensorRT-LLM unit on the host: its files written in a folder there, started from it, measured through trtllm-serve disaggregated; the folder and every process gone after", { timeout: 240_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const knownHostsPath = path.join(dir, 'known_hosts');
+      writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
+      const [base, router] = [await freePort(), await freePort()];
+      const trt = `backend_policy: fixed_pytorch\nbase_server_flags:\n  backend: pytorch\n  max_seq_len: 4096\ndisaggregation:\n  transfer_backend: UCX\n  port_base: ${base}\n  router: {port: ${router}}\n  prefill: {workers: 1}\n  decode: {workers: 1}`;
+      const pids: number[] = [];
+      const logs: string[] = [];
+      const out = path.join(dir, 'run');
+      const run = await runOnSim(planYaml({ frameworks: { tensorrt_llm: trt } }), {
+        target: 'ssh:sshd-test',
+        outDir: out,
+        tokenizer: TOKENIZER,
+        ssh: { configPath, knownHostsPath, agent: false },
+        repeats: 0,
+        skipSmoke: true,
+        strategy: 'grid',
+        candidates: ['pd1'],
+        onEvent: (e) => {
+          if (e.type === 'server' && e.pid && e.state === 'waiting' && e.candidateId === 'pd1') pids.push(e.pid);
+          if (e.type === 'log') logs.push(e.message);
+        },
+      });
+      assert.equal(run.result.status, 'completed', run.result.reason);
+      const unit = run.result.rows.filter((r) => r.candidate_id === 'pd1');
+      assert.ok(unit.length > 0 && unit.every((r) => r.status === 'ok'), JSON.stringify(run.result.rows.map((r) => [r.candidate_id, r.status, r.failure_reason])));
+      for (const r of unit) {
+        assert.equal(r.hardware?.host, 'sshd-test');
+        assert.equal(r.client?.base_url, `http://127.0.0.1:${router}`, 'the client on the host talks to the front end');
+        assert.ok((r as unknown as { pd_split?: { samples: number } }).pd_split?.samples);
+      }
+      // The run's log names the folder on the host; the unit removed it once it answered (the ssh host is this machine).
+      const log = logs.join('\n');
+      const folder = /wrote pd1\/prefill\.yaml, pd1\/decode\.yaml, pd1\/disagg\.yaml in (\S+); every process of the unit starts there \(removed once the unit answers\)/.exec(log)?.[1];
+      assert.ok(folder, log.split('\n').filter((l) => l.includes('pd1')).join('\n'));
+      assert.equal(existsSync(folder), false, `${folder} is still on the host`);
+      assert.equal(pids.length, 3, 'both workers and the front end were started');
+      for (const p of pids) assert.equal(groupAlive(p), false, `process group ${p} left on the host`);
     } finally {
       cleanup(dir);
     }

@@ -6,7 +6,7 @@
 // 2P1D unit is two jobs: the prefill workers with the router, and the decode worker.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/runner';
 import { planYaml, runOnSim, simBundle } from '../support/runner';
@@ -40,7 +40,7 @@ async function steps(jobId: string, want: number): Promise<string[]> {
   let lines: string[] = [];
   for (let i = 0; i < 20; i++) {
     const r = await runCommand('sacct', ['-n', '-P', '-j', jobId, '-o', 'JobID,NodeList,SubmitLine']);
-    lines = r.stdout.split('\n').filter((l) => /^\d+\.\d+\|/.test(l) && /launch_server|launch_router/.test(l)).map((l) => l.split('|').slice(1).join('|'));
+    lines = r.stdout.split('\n').filter((l) => /^\d+\.\d+\|/.test(l) && /launch_server|launch_router|trtllm-serve/.test(l)).map((l) => l.split('|').slice(1).join('|'));
     if (lines.length >= want) return lines;
     await new Promise((res) => setTimeout(res, 500));
   }
@@ -102,6 +102,33 @@ describe('P/D units on Slurm (real cluster, two nodes, simulated engine on the n
     // The router names the decode worker at the decode job's node address.
     const addr = /\bNodeAddr=(\S+)/.exec((await runCommand('scontrol', ['show', 'node', dj.nodes[0] ?? ''])).stdout)?.[1] ?? '';
     assert.ok(ps.some((l) => /launch_router/.test(l) && l.includes(`--decode http://${addr}:`)), ps.join('\n'));
+    assert.deepEqual(await liveJobs(PREFIX), []);
+    assert.deepEqual(await simProcesses(await simBundle()), []);
+  });
+
+  test('TensorRT-LLM 2P1D over both nodes: its files in the run directory (shared), the front end naming the decode worker at its node, measured through it; nothing left', async () => {
+    const [head, second] = suite.cluster().twoNodes.nodes as [string, string];
+    const out = outDir('trtllm');
+    const trt = 'backend_policy: fixed_pytorch\nbase_server_flags:\n  backend: pytorch\n  max_seq_len: 4096\ndisaggregation:\n  transfer_backend: UCX\n  prefill: {workers: 2}\n  decode: {workers: 1}';
+    const plan = planYaml({ dataset: 'num_prompts: 12\nscenario_names: [chat]\ninput_len: [256]\noutput_len: [32]', benchmark: 'framework_set: [tensorrt_llm]\nrequest_rates: [2]', sla: 'max_p50_e2e_ms: 100000', frameworks: { tensorrt_llm: trt } });
+    const { result } = await runOnSim(plan, { outDir: out, target: `slurm:${suite.cluster().twoNodes.partition}`, simOnNodes: true, maxParallel: 1, strategy: 'grid', repeats: 0, skipSmoke: true, candidates: ['pd1'] });
+    assert.equal(result.status, 'completed', result.reason);
+    const rows = result.rows.filter((r) => r.candidate_id === 'pd1');
+    assert.ok(rows.length > 0 && rows.every((r) => r.status === 'ok'), JSON.stringify(rows.map((r) => [r.status, r.failure_reason])));
+    const job = (JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { slurm: { jobs: JobRec[] } }).slurm.jobs.find((j) => j.purpose === 'search' && j.candidate === 'pd1');
+    assert.deepEqual([job?.node_count, job?.nodes], [2, [head, second]], JSON.stringify(job));
+    const s = await steps(job?.job_id ?? '', 4);
+    const on = (re: RegExp): string[] => s.filter((l) => re.test(l)).map((l) => l.split('|')[0] ?? '');
+    assert.deepEqual(on(/pd1\/prefill\.yaml/), [head, head], s.join('\n'));
+    assert.deepEqual(on(/pd1\/decode\.yaml/), [second], s.join('\n'));
+    assert.deepEqual(on(/trtllm-serve disaggregated/), [head], s.join('\n'));
+    // The front end's config as written for the job: every interface, the decode worker at its node's address.
+    const units = path.join(out, 'units');
+    const folder = readdirSync(units).find((d) => d.startsWith('tensorrt_llm-pd1-')) ?? 'missing';
+    const cfg = readFileSync(path.join(units, folder, 'pd1', 'disagg.yaml'), 'utf8');
+    const addr = /\bNodeAddr=(\S+)/.exec((await runCommand('scontrol', ['show', 'node', second])).stdout)?.[1] ?? '';
+    assert.match(cfg, /^hostname: 0\.0\.0\.0$/m, cfg);
+    assert.ok(cfg.includes(`- ${addr}:`), cfg);
     assert.deepEqual(await liveJobs(PREFIX), []);
     assert.deepEqual(await simProcesses(await simBundle()), []);
   });

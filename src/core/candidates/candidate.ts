@@ -2,7 +2,7 @@
 import type { FrameworkKey } from '../frameworks/types';
 import { pyStr, toJson } from '../py/value';
 import type { Combination, FlagMap } from './generate';
-import type { Unit } from './unit';
+import { unitId, unitScript, type Unit } from './unit';
 
 /** Why a candidate will not run: a flag its CLI does not know (re-judged once the target's own --help is captured). */
 export interface CandidateSkip {
@@ -63,12 +63,12 @@ export function makeUnitCandidate(framework: FrameworkKey, index: number, c: Com
   return {
     framework,
     index,
-    id: `pd${c.index + 1}`,
+    id: unitId(c),
     name,
     flags: c.flags,
     overrides: c.overrides,
     argv: router?.argv ?? [],
-    command: unit.processes.map((p) => p.command).join('\n'),
+    command: unitScript(unit),
     usedKeys: [...used],
     unit,
   };

@@ -1,14 +1,14 @@
 // A disaggregated prefill/decode unit as one candidate: its prefill workers, decode workers and router, each process's
 // exact command rendered once (GPU slots, ports, transfer flags and environment), in the order they start.
-import { disaggProfile, type DisaggProfile, type UnitRole, type WorkerSlot } from '../frameworks/disagg';
+import { disaggProfile, type DisaggProfile, type RouterInputs, type UnitFile, type UnitRole, type WorkerSlot } from '../frameworks/disagg';
 import { frameworkSpec } from '../frameworks';
 import type { FrameworkKey } from '../frameworks/types';
-import { pyNumber, pyStr, type PyMap } from '../py/value';
+import { pyNumber, pyStr, type PyMap, type PyValue } from '../py/value';
 import type { Combination, FlagMap } from './generate';
 import { renderArgv } from './render';
 import { shlexJoin, shlexQuote, shlexSplit } from './shell';
 
-export type { UnitRole } from '../frameworks/disagg';
+export type { UnitFile, UnitRole } from '../frameworks/disagg';
 
 /** Workers listen on loopback: only the router, on the same host, talks to them. */
 const WORKER_HOST = '127.0.0.1';
@@ -18,6 +18,8 @@ export interface DisaggRoleSection {
   workers: number;
   flags: PyMap;
   env: Array<[string, string]>;
+  /** The role's own engine options file keys (TensorRT-LLM's extra_llm_api_options), under what the unit adds. */
+  llmApiOptions: PyMap;
 }
 
 /** A framework's `disaggregation:` block: units of prefill workers, decode workers and a router, and what to search. */
@@ -68,6 +70,38 @@ export interface Unit {
   placement: UnitPlacement;
   /** Prefill workers, decode workers, then the router: the order they start in. */
   processes: UnitProcess[];
+  /** Files written before any process starts, paths relative to the unit's working folder (TensorRT-LLM's YAML files); may be empty. */
+  files: UnitFile[];
+}
+
+/** A unit's id among its framework's candidates (`pd1`...), also the folder of the files it writes. */
+export function unitId(combo: Combination): string {
+  return `pd${combo.index + 1}`;
+}
+
+/** A heredoc delimiter no line of the content equals. */
+function delimiterFor(content: string): string {
+  const lines = new Set(content.split('\n'));
+  let d = 'EOF';
+  for (let n = 1; lines.has(d); n++) d = `EOF_${n}`;
+  return d;
+}
+
+/** Shell lines that write the unit's files (`mkdir -p`, then one quoted heredoc per file); none when it has none. */
+export function unitFileLines(u: Pick<Unit, 'files'>): string[] {
+  if (!u.files.length) return [];
+  const dirs = [...new Set(u.files.map((f) => f.path.split('/').slice(0, -1).join('/')).filter(Boolean))];
+  const out = dirs.length ? [`mkdir -p ${dirs.map(shlexQuote).join(' ')}`] : [];
+  for (const f of u.files) {
+    const d = delimiterFor(f.content);
+    out.push(`cat > ${shlexQuote(f.path)} <<'${d}'\n${f.content.replace(/\n$/, '')}\n${d}`);
+  }
+  return out;
+}
+
+/** The unit as a shell script a person can run by hand: its files written, then every process's command in start order. */
+export function unitScript(u: Unit): string {
+  return [...unitFileLines(u), ...u.processes.map((p) => p.command)].join('\n');
 }
 
 /** A role's flags from the unit combination: base_server_flags, then `role.<flag>` values (null removes a base flag). */
@@ -127,7 +161,7 @@ function layoutWorkers(i: UnitRenderInputs, profile: DisaggProfile): UnitProcess
     for (let index = 0; index < workersOf(i.combo.flags, role); index++) {
       const slot: WorkerSlot = { role, index, port: port++, sidePort: side };
       side += profile.sidePorts(i.disagg.transferBackend, shape.tp, shape.dp);
-      const add = profile.worker(slot, i.disagg.transferBackend, i.disagg.transferConfig);
+      const add = profile.worker(slot, i.disagg.transferBackend, i.disagg.transferConfig, unitId(i.combo));
       const flags: FlagMap = new Map(flags0);
       flags.set('host', WORKER_HOST);
       for (const [k, v] of add.flags) flags.set(k, v);
@@ -142,13 +176,27 @@ function layoutWorkers(i: UnitRenderInputs, profile: DisaggProfile): UnitProcess
   return out;
 }
 
-function routerProcess(i: UnitRenderInputs, profile: DisaggProfile, workers: UnitProcess[]): UnitProcess {
+function routerInputs(i: UnitRenderInputs, workers: UnitProcess[]): RouterInputs {
   const r = i.disagg.router;
   const slots = (role: UnitRole): WorkerSlot[] =>
     workers.filter((w) => w.role === role).map((w) => ({ role, index: w.index, port: w.port, ...sidePortOf(w, role) }));
-  const argv = profile.routerArgv({ command: shlexSplit(r.command), host: r.host, port: r.port, policy: r.policy, prefill: slots('prefill'), decode: slots('decode'), workerHost: WORKER_HOST });
-  argv.push(...renderArgv({ serverCommand: '', model: undefined, positionalModel: false, flagStyle: 'dash', flags: r.flags as FlagMap }));
-  return { role: 'router', index: 0, gpus: [], port: r.port, env: [], flags: new Map(), argv, command: commandOf([], argv) };
+  return { command: shlexSplit(r.command), host: r.host, port: r.port, policy: r.policy, prefill: slots('prefill'), decode: slots('decode'), workerHost: WORKER_HOST, dir: unitId(i.combo) };
+}
+
+/** router.flags as the router spells its options: its own table (TensorRT-LLM's front end), else `--dashed-key`; the unit's defaults first. */
+function routerFlagArgv(profile: DisaggProfile, flags: PyMap): string[] {
+  const spell = profile.routerFlag;
+  if (!spell) return renderArgv({ serverCommand: '', model: undefined, positionalModel: false, flagStyle: 'dash', flags: flags as FlagMap });
+  const all = new Map<string, PyValue>((profile.defaultRouterFlags ?? []).filter(([k]) => !flags.has(k)));
+  for (const [k, v] of flags) all.set(String(k).replace(/-/g, '_'), v);
+  const argv: string[] = [];
+  for (const [k, v] of all) if (v !== null) argv.push(spell(k) ?? `--${k}`, pyStr(v));
+  return argv;
+}
+
+function routerProcess(i: UnitRenderInputs, profile: DisaggProfile, inputs: RouterInputs): UnitProcess {
+  const argv = [...profile.routerArgv(inputs), ...routerFlagArgv(profile, i.disagg.router.flags)];
+  return { role: 'router', index: 0, gpus: [], port: inputs.port, env: [], flags: new Map(), argv, command: commandOf([], argv) };
 }
 
 /** The prefill worker's bootstrap port as its own flags say (SGLang's router is told it per prefill URL). */
@@ -162,7 +210,10 @@ export function renderUnit(i: UnitRenderInputs): Unit {
   const profile = disaggProfile(i.framework);
   if (!profile) throw new Error(`${i.framework} has no P/D profile`);
   const workers = layoutWorkers(i, profile);
-  const router = routerProcess(i, profile, workers);
+  const inputs = routerInputs(i, workers);
+  const router = routerProcess(i, profile, inputs);
+  const llmApiOptions = { prefill: i.disagg.prefill.llmApiOptions, decode: i.disagg.decode.llmApiOptions };
+  const files = profile.files?.({ dir: unitId(i.combo), backend: i.disagg.transferBackend, transferConfig: i.disagg.transferConfig, llmApiOptions, router: inputs }) ?? [];
   const tpOf = (role: UnitRole): number => {
     const w = workers.find((x) => x.role === role);
     return w ? flagGpus(i.framework, w.flags).tp : 1;
@@ -175,6 +226,7 @@ export function renderUnit(i: UnitRenderInputs): Unit {
     routerPort: i.disagg.router.port,
     placement: i.disagg.placement,
     processes: [...workers, router],
+    files,
   };
 }
 

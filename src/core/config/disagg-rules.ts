@@ -11,14 +11,14 @@ import { findFlag, mentionOf } from './known-flags';
 import type { DisaggRoleSection, DisaggSection, FrameworkSection } from './model';
 import type { YamlPath } from './yaml-doc';
 import { UNIT_PLACEMENTS, type UnitPlacement } from '../candidates/unit';
+import { checkKvEvents, checkLlmApiOptions, checkRouterFlags, checkTrtTransferConfig, type Reporter } from './disagg-trtllm-rules';
 import type { Candidate } from '../candidates/candidate';
 
 const ROLES = ['prefill', 'decode'] as const;
 const BLOCK_KEYS = new Set(['transfer_backend', 'transfer_config', 'port_base', 'placement', 'router', 'prefill', 'decode', 'search_space']);
-const ROLE_KEYS = new Set(['workers', 'flags', 'env']);
+const ROLE_KEYS = new Set(['workers', 'flags', 'env', 'llm_api_options']);
 const ROUTER_KEYS = new Set(['command', 'host', 'port', 'policy', 'flags']);
 
-type Reporter = (code: string, message: string, path: YamlPath, onKey?: boolean) => void;
 
 function portOf(v: PyValue | undefined, dflt: number, at: YamlPath, bad: Reporter): number {
   if (v === undefined) return dflt;
@@ -84,7 +84,9 @@ function readRole(sec: FrameworkSection, profile: DisaggProfile, v: PyValue | un
     flags = f;
     for (const k of f.keys()) checkRoleFlag(sec, profile, String(k), [...at, 'flags', String(k)], bad, warn);
   }
-  return { workers, flags, env: readEnv(v.get('env'), [...at, 'env'], bad) };
+  const role = at[at.length - 1] === 'prefill' ? 'prefill' : 'decode';
+  const llmApiOptions = checkLlmApiOptions(sec.framework, role, v.get('llm_api_options'), [...at, 'llm_api_options'], bad);
+  return { workers, flags, env: readEnv(v.get('env'), [...at, 'env'], bad), llmApiOptions };
 }
 
 function readRouter(profile: DisaggProfile, v: PyValue | undefined, at: YamlPath, bad: Reporter): DisaggSection['router'] {
@@ -109,6 +111,7 @@ function readRouter(profile: DisaggProfile, v: PyValue | undefined, at: YamlPath
   }
   const flags = r.get('flags');
   if (flags !== undefined && !isPyMap(flags)) bad('pd-router', 'router.flags must map flag names to values', [...at, 'flags']);
+  if (isPyMap(flags)) checkRouterFlags(profile, flags, [...at, 'flags'], bad);
   return {
     command,
     host: typeof host === 'string' ? host : '127.0.0.1',
@@ -144,6 +147,11 @@ function readBackend(fw: FrameworkKey, profile: DisaggProfile, v: PyValue | unde
   const dflt = profile.backends[0] ?? '';
   if (v === undefined) return dflt;
   if (typeof v === 'string' && profile.backends.includes(v)) return v;
+  const upper = typeof v === 'string' ? v.toUpperCase() : undefined;
+  if (fw === 'tensorrt_llm' && upper !== undefined && profile.backends.includes(upper)) {
+    bad('pd-transfer-backend', `${fw}: transfer_backend ${pyRepr(v ?? null)}: cache_transceiver_config.backend is spelled ${upper} (llm_args.py @0228a712 takes DEFAULT, UCX, NIXL, MOONCAKE, MPI)`, at);
+    return dflt;
+  }
   bad('pd-transfer-backend', `${fw}: transfer_backend ${pyRepr(v ?? null)} is not one it has: ${profile.backends.join(', ')}`, at);
   return dflt;
 }
@@ -154,6 +162,7 @@ function readBackend(fw: FrameworkKey, profile: DisaggProfile, v: PyValue | unde
  * (docs/features/nixl_connector_usage.md @026c83f9; the default was recompute before vLLM PR #34896).
  */
 function checkTransferConfig(fw: FrameworkKey, tc: PyMap, at: YamlPath, bad: Reporter, warn: Reporter): void {
+  if (fw === 'tensorrt_llm') return checkTrtTransferConfig(tc, at, bad, warn);
   if (fw !== 'vllm') {
     if (tc.size) bad('pd-transfer-config', `${fw}: transfer_config is for vLLM's kv_transfer_config; ${fw} takes its transfer settings as worker flags`, at);
     return;
@@ -188,6 +197,9 @@ export function checkDisaggregation(sink: FindingSink, fw: FrameworkKey, section
   const warn: Reporter = (code, message, path, onKey) => void sink.warn(code, said(message), path, { onKey: onKey ?? false });
   unknownKeys(block, BLOCK_KEYS, at, 'disaggregation', bad);
   const transferBackend = readBackend(fw, profile, block.get('transfer_backend'), [...at, 'transfer_backend'], bad);
+  if (fw === 'tensorrt_llm' && transferBackend === 'MPI') {
+    warn('pd-backend-deprecated', 'the MPI KV transfer backend is deprecated in TensorRT-LLM (examples/disaggregated/README.md @c3c3d76e); its docs recommend UCX or NIXL', [...at, 'transfer_backend']);
+  }
   const tc = block.get('transfer_config');
   if (tc !== undefined && !isPyMap(tc)) bad('pd-transfer-config', 'transfer_config must be a mapping of the engine transfer config keys', [...at, 'transfer_config']);
   if (isPyMap(tc)) checkTransferConfig(fw, tc, [...at, 'transfer_config'], bad, warn);
@@ -200,6 +212,7 @@ export function checkDisaggregation(sink: FindingSink, fw: FrameworkKey, section
   if (pl !== undefined && pl !== null && placement !== pl) bad('pd-placement', `placement must be ${UNIT_PLACEMENTS.slice(0, -1).join(', ')} or ${UNIT_PLACEMENTS[UNIT_PLACEMENTS.length - 1]} (pack fills each node in start order; by_role starts each role on nodes of its own; job_per_role does so in a Slurm job per role)`, [...at, 'placement']);
   const [prefill, decode] = roles;
   if (!ok || !prefill || !decode) return;
+  if (router.policy === 'kv_cache_aware') checkKvEvents({ prefill: prefill.llmApiOptions, decode: decode.llmApiOptions }, at, warn);
   sec.disagg = { transferBackend, transferConfig: isPyMap(tc) ? tc : new Map<PyScalar, PyValue>(), portBase, router, prefill, decode, searchSpace, placement };
 }
 

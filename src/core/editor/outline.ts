@@ -9,7 +9,7 @@ import { nodeAt, type DocNode, type Range } from '../config/yaml-doc';
 import { frameworkSpec } from '../frameworks';
 import { pyStr } from '../py/value';
 import { shlexQuote } from '../candidates/shell';
-import type { Unit } from '../candidates/unit';
+import { unitFileLines, type Unit } from '../candidates/unit';
 
 export interface LensInfo {
   range: Range;
@@ -136,6 +136,10 @@ export function candidateSummaries(result: CheckResult): Record<string, Candidat
 function unitListing(id: string, name: string, u: Unit, invalid: string): string[] {
   const slots = u.gpus === 1 ? 'GPU slot 0' : `GPU slots 0-${u.gpus - 1}`;
   const lines = [`# ${id}: P/D unit ${name}, ${u.transferBackend} transfer, ${u.gpus} GPU${u.gpus === 1 ? '' : 's'} (${slots}: the runner maps them to the GPUs it is given); processes in start order, the router last${invalid}`];
+  if (u.files.length) {
+    lines.push(`#   ${id} files it writes before starting, paths relative to its working folder (${u.files.map((f) => `${f.path}: ${f.role === 'router' ? 'the router' : `each ${f.role} worker`}`).join('; ')})`);
+    lines.push(...unitFileLines(u));
+  }
   for (const p of u.processes) {
     const what = p.role === 'router' ? 'router (the load client talks to it)' : `${p.role} worker ${p.index} (GPU ${p.gpus.join(',')})`;
     lines.push(`#   ${id} ${what}, port ${p.port}`);

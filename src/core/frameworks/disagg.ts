@@ -1,54 +1,13 @@
 // How each framework runs a disaggregated prefill/decode unit: its transfer backends, the flags and environment a
 // prefill or decode worker needs, and the router in front of them. Facts from each engine's own source (docs/ENGINES.md
 // "Disaggregated prefill/decode" cites them); the unit's layout (ports, GPU slots) is rendered in candidates/unit.ts.
-import { toJson, type PyMap, type PyValue } from '../py/value';
+import { toJson, type PyValue } from '../py/value';
+import { TRTLLM } from './disagg-trtllm';
+import type { DisaggProfile, RouterInputs } from './disagg-types';
 import type { FrameworkKey } from './types';
 
-export type UnitRole = 'prefill' | 'decode';
+export type { DisaggProfile, RouterInputs, UnitFile, UnitFileInputs, UnitRole, WorkerAdditions, WorkerSlot } from './disagg-types';
 
-/** One worker as the unit lays it out: where it listens and which side-channel ports it owns on its host. */
-export interface WorkerSlot {
-  role: UnitRole;
-  /** Index within its role. */
-  index: number;
-  port: number;
-  /** The transfer backend's own port for this worker (SGLang's prefill bootstrap port, vLLM's NIXL side channel or Mooncake bootstrap base). */
-  sidePort?: number;
-}
-
-/** What a worker adds to its flags and environment for its role. */
-export interface WorkerAdditions {
-  flags: Array<[string, PyValue]>;
-  env: Array<[string, string]>;
-}
-
-export interface RouterInputs {
-  command: string[];
-  host: string;
-  port: number;
-  policy: string | undefined;
-  prefill: WorkerSlot[];
-  decode: WorkerSlot[];
-  workerHost: string;
-}
-
-export interface DisaggProfile {
-  /** Transfer backends the engine accepts, the default first. */
-  backends: string[];
-  /** Backends whose prefill and decode workers must run the same tensor-parallel size (transfers fail otherwise). */
-  equalTpBackends: string[];
-  /** The router the unit starts when the plan names none, and the policies it accepts (absent: not checked). */
-  routerCommand: string;
-  routerPolicies: string[];
-  /** Worker flags the unit sets itself: a role may not set them (each would break the unit's layout or its transfers). */
-  reserved: Record<string, string>;
-  /** First port of the workers' side channels on a host. */
-  sidePortBase: number;
-  /** Side-channel ports one worker of this parallel shape owns (they must not overlap another worker's on the host). */
-  sidePorts(backend: string, tp: number, dp: number): number;
-  worker(slot: WorkerSlot, backend: string, transferConfig: PyMap): WorkerAdditions;
-  routerArgv(r: RouterInputs): string[];
-}
 
 // SGLang: sglang · python/sglang/srt/arg_groups/fields/disagg.py @07a7b67c, sgl-router/py_src/sglang_router/router_args.py @083d6013.
 // vLLM: vllm · docs/features/nixl_connector_usage.md @026c83f9, vllm/config/kv_transfer.py @9dc49464; vllm-project/router ·
@@ -121,12 +80,10 @@ const VLLM: DisaggProfile = {
   routerArgv: (r) => routerCommon(r, '--vllm-pd-disaggregation', false),
 };
 
-const PROFILES: Partial<Record<FrameworkKey, DisaggProfile>> = { sglang: SGLANG, vllm: VLLM };
+const PROFILES: Partial<Record<FrameworkKey, DisaggProfile>> = { sglang: SGLANG, vllm: VLLM, tensorrt_llm: TRTLLM };
 
 /** Why a framework has no P/D units yet (said where a config asks for one). */
 export const DISAGG_UNSUPPORTED: Partial<Record<FrameworkKey, string>> = {
-  tensorrt_llm:
-    'TensorRT-LLM runs P/D as `trtllm-serve disaggregated -c FILE` over context/generation servers that each read an extra_llm_api_options file (cache_transceiver_config); this version of autobench does not write those files yet',
   tokenspeed: "TokenSpeed's captured --help has no P/D mode",
 };
 

@@ -53,6 +53,9 @@ function applyExtraOptions(s: SimSettings, path: string): void {
     else if (isObj(g)) s.graphMaxBatch = numOf(g, 'max_batch_size') ?? s.graphMaxBatch;
   }
   if (doc.disable_overlap_scheduler === true) s.overlap = false;
+  // A cache transceiver makes the worker take both P/D request types (context_only, generation_only): its role is per request.
+  const ct = doc.cache_transceiver_config;
+  if (isObj(ct)) s.pd = { role: 'both', backend: typeof ct.backend === 'string' ? ct.backend.toLowerCase() : 'default' };
   const sched = doc.scheduler_config;
   if (isObj(sched) && sched.capacity_scheduler_policy === 'MAX_UTILIZATION') s.reserveRatio = 0;
   // tensorrt_llm/llmapi/llm_args.py: enable_attention_dp gives each TP rank its own requests and KV cache (attention

@@ -3,7 +3,7 @@
 // error-rate fault's failures (HTTP 500 up front, or the stream cut partway).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FinishReason, SimRequest } from '../request';
-import { outputText } from '../tokens';
+import { outputText, outputTokenId } from '../tokens';
 import { HttpError, SseWriter, baseHeaders, isObject, sendJson } from './io';
 import {
   abortOnClose,
@@ -24,6 +24,7 @@ import {
 } from './jobs';
 import { checkTrtFields } from './trt-fields';
 import { carriesTransferredKv } from '../pd';
+import { contextParams, trtRequestType, type TrtRequestType } from './trt-disagg';
 
 interface Choice {
   index: number;
@@ -66,6 +67,8 @@ interface OpenAiParams {
   vary: boolean;
   /** A P/D decode worker's request with transferred KV. */
   kvTransfer: boolean;
+  /** TensorRT-LLM's disaggregated_params.request_type, when the request has one. */
+  trtType?: TrtRequestType;
 }
 
 function readOpenAiBody(ctx: ServerContext, raw: unknown, chat: boolean): OpenAiParams {
@@ -73,6 +76,7 @@ function readOpenAiBody(ctx: ServerContext, raw: unknown, chat: boolean): OpenAi
   // trtllm-serve's request models are closed (pydantic extra="forbid"): unknown fields are a 400.
   if (ctx.dialect.routes === 'trtllm') checkTrtFields(body, chat);
   const model = modelFor(ctx, body);
+  const trtType = ctx.dialect.routes === 'trtllm' ? trtRequestType(ctx.config.settings, body) : undefined;
   const stream = optBool(body, 'stream') ?? false;
   const n = optInt(body, 'n', 1) ?? 1;
   if (n !== 1) throw new HttpError(400, 'n > 1 is not supported by the simulated engine.', 'n');
@@ -88,7 +92,9 @@ function readOpenAiBody(ctx: ServerContext, raw: unknown, chat: boolean): OpenAi
     includeUsage = false;
     continuous = false;
   }
-  const prompts = chat ? [chatPromptIds(body.messages)] : completionPrompts(body.prompt);
+  // A generation-only chat request carries the context side's prompt_token_ids (the front end copies them over).
+  const given = chat && trtType === 'generation_only' && Array.isArray(body.prompt_token_ids) ? completionPrompts(body.prompt_token_ids) : undefined;
+  const prompts = given ?? (chat ? [chatPromptIds(body.messages)] : completionPrompts(body.prompt));
   if (chat && stream && prompts.length !== 1) throw new HttpError(400, 'one conversation per request.');
   // max_completion_tokens is the newer name; chat defaults to the rest of the context, completions to 16.
   const field = chat && body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
@@ -97,9 +103,11 @@ function readOpenAiBody(ctx: ServerContext, raw: unknown, chat: boolean): OpenAi
   const minTokens = optInt(body, 'min_tokens', 0) ?? 0;
   const temperature = optNumber(body, 'temperature');
   const seed = optInt(body, 'seed', Number.MIN_SAFE_INTEGER);
-  const budgets = prompts.map((p) => fitContext(ctx, p.length, requested, field));
+  // A context-only request runs the prompt and samples its first token only.
+  const budgets = prompts.map((p) => (trtType === 'context_only' ? 1 : fitContext(ctx, p.length, requested, field)));
   const vary = seed === undefined && (temperature === undefined || temperature > 0);
-  return { model, stream, includeUsage, continuous, prompts, budgets, ignoreEos, minTokens, seed, vary, kvTransfer: carriesTransferredKv(ctx.config.settings.pd, body) };
+  const kvTransfer = carriesTransferredKv(ctx.config.settings.pd, body);
+  return { model, stream, includeUsage, continuous, prompts, budgets, ignoreEos, minTokens, seed, vary, kvTransfer, ...(trtType ? { trtType } : {}) };
 }
 
 /** The response to one request: SSE chunks as tokens arrive, or one JSON body once every choice has finished. */
@@ -239,10 +247,13 @@ class OpenAiReply {
       const choice = chat
         ? { index: c.index, message: { role: 'assistant', content: text, reasoning_content: null, tool_calls: [] }, logprobs: null, finish_reason: c.finish, stop_reason: null }
         : { index: c.index, text, logprobs: null, finish_reason: c.finish, stop_reason: null, prompt_logprobs: null };
-      return debugTiming ? { ...choice, autobench_sim_timing: simTiming(r) } : choice;
+      const ctxOnly = this.p.trtType === 'context_only' ? { disaggregated_params: contextParams(outputTokenId(r.seed, 0), this.ctx.config.settings.model) } : {};
+      return debugTiming ? { ...choice, ...ctxOnly, autobench_sim_timing: simTiming(r) } : { ...choice, ...ctxOnly };
     });
     const usage = JSON.parse(usageJson(p, g, this.cacheReport ? cached : undefined)) as object;
-    sendJson(this.res, 200, { id: this.id, object: chat ? 'chat.completion' : 'text_completion', created: this.created, model: this.p.model, choices: out, usage });
+    // A context-only answer hands the prompt's token ids to the generation side.
+    const ids = this.p.trtType === 'context_only' ? { prompt_token_ids: this.p.prompts.length === 1 ? this.p.prompts[0] : this.p.prompts } : {};
+    sendJson(this.res, 200, { id: this.id, object: chat ? 'chat.completion' : 'text_completion', created: this.created, model: this.p.model, choices: out, usage, ...ids });
   }
 }
 

@@ -20,7 +20,7 @@ const EXAMPLE = join(REPO, 'configs/examples/disagg.plan.yaml');
 const exampleText = readFileSync(EXAMPLE, 'utf8');
 
 /** A small plan with one framework enabled and the given disaggregation block (YAML, indented under the framework). */
-function plan(fw: 'sglang' | 'vllm' | 'tensorrt_llm', block: string, base = ''): string {
+function plan(fw: 'sglang' | 'vllm' | 'tensorrt_llm' | 'tokenspeed', block: string, base = ''): string {
   const section = (name: string) =>
     name === fw
       ? `  ${name}:\n    enabled: true\n    base_server_flags: {${base}}\n    disaggregation:\n${block.replace(/^/gm, '      ')}\n`
@@ -60,8 +60,8 @@ describe('P/D units: the example plan', () => {
     assert.ok(pd1?.unit);
     assert.equal(pd1.unit.gpus, 2);
     assert.deepEqual(lines(pd1), [
-      'CUDA_VISIBLE_DEVICES=0 python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp-size 1 --mem-fraction-static 0.85 --context-length 8192 --host 127.0.0.1 --disaggregation-mode prefill --disaggregation-transfer-backend mooncake --port 30000 --disaggregation-bootstrap-port 8998',
-      'CUDA_VISIBLE_DEVICES=1 python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp-size 1 --mem-fraction-static 0.85 --context-length 8192 --max-running-requests 128 --host 127.0.0.1 --disaggregation-mode decode --disaggregation-transfer-backend mooncake --port 30001',
+      'CUDA_VISIBLE_DEVICES=0 python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp-size 1 --mem-fraction-static 0.85 --context-length 8192 --enable-metrics --host 127.0.0.1 --disaggregation-mode prefill --disaggregation-transfer-backend mooncake --port 30000 --disaggregation-bootstrap-port 8998',
+      'CUDA_VISIBLE_DEVICES=1 python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp-size 1 --mem-fraction-static 0.85 --context-length 8192 --max-running-requests 128 --enable-metrics --host 127.0.0.1 --disaggregation-mode decode --disaggregation-transfer-backend mooncake --port 30001',
       'python -m sglang_router.launch_router --pd-disaggregation --prefill http://127.0.0.1:30000 8998 --decode http://127.0.0.1:30001 --host 127.0.0.1 --port 8000 --policy round_robin',
     ]);
     assert.equal(pd1.command, lines(pd1).join('\n'));
@@ -169,10 +169,9 @@ describe('P/D units: rules', () => {
   });
 
   test('frameworks without a P/D profile say why', () => {
-    const r = check(plan('tensorrt_llm', 'prefill: {}\ndecode: {}', 'backend: pytorch'));
+    const r = check(plan('tokenspeed', 'prefill: {}\ndecode: {}'));
     const e = errorsOf(r).filter((x) => x.startsWith('pd-'));
-    assert.equal(e.length, 1);
-    assert.match(e[0] ?? '', /^pd-unsupported: tensorrt_llm: P\/D units are not available for this framework: TensorRT-LLM runs P\/D as `trtllm-serve disaggregated -c FILE`/);
+    assert.deepEqual(e, ["pd-unsupported: tokenspeed: P/D units are not available for this framework: TokenSpeed's captured --help has no P/D mode"]);
   });
 });
 
@@ -210,7 +209,7 @@ describe('P/D units in a plan, the listing and the schema', () => {
   test('the schema describes the block for completion and hover', () => {
     const keys = schemaKeysAt('plan', ['frameworks', 'sglang', 'disaggregation']).map((k) => k.name);
     assert.deepEqual(keys.sort(), ['decode', 'placement', 'port_base', 'prefill', 'router', 'search_space', 'transfer_backend', 'transfer_config']);
-    assert.deepEqual(schemaKeysAt('plan', ['frameworks', 'vllm', 'disaggregation', 'prefill']).map((k) => k.name).sort(), ['env', 'flags', 'workers']);
+    assert.deepEqual(schemaKeysAt('plan', ['frameworks', 'vllm', 'disaggregation', 'prefill']).map((k) => k.name).sort(), ['env', 'flags', 'llm_api_options', 'workers']);
   });
 });
 
@@ -272,5 +271,91 @@ describe('P/D units over a scheduler\'s nodes', () => {
   test('a placement the runner does not know is an error naming the choices', () => {
     const r = check(plan('sglang', block('placement: spread\n')));
     assert.ok(errorsOf(r).some((e) => e.startsWith('pd-placement: sglang: placement must be pack, by_role or job_per_role')), errorsOf(r).join('\n'));
+  });
+});
+
+describe('P/D units: TensorRT-LLM', () => {
+  const trt = (block: string) => check(plan('tensorrt_llm', block, 'backend: pytorch, max_seq_len: 4096'));
+  const pd = (r: CheckResult) => r.findings.filter((f) => f.code.startsWith('pd-')).map((f) => `${f.severity} ${f.code}: ${f.message}`);
+
+  test('1P1D: workers read their role file, the front end its config; the files and commands exactly, files first in the script', () => {
+    const r = trt("transfer_backend: UCX\ntransfer_config: {max_tokens_in_buffer: 2048}\nprefill: {llm_api_options: {kv_cache_config: {free_gpu_memory_fraction: 0.8}}}\ndecode: {llm_api_options: {max_batch_size: 64}}");
+    assert.deepEqual(pd(r), []);
+    const [pd1] = units(r, 'tensorrt_llm');
+    assert.ok(pd1?.unit);
+    assert.deepEqual(lines(pd1), [
+      'CUDA_VISIBLE_DEVICES=0 trtllm-serve serve Qwen/Qwen3-32B --backend pytorch --max_seq_len 4096 --host 127.0.0.1 --port 30000 --extra_llm_api_options pd1/prefill.yaml',
+      'CUDA_VISIBLE_DEVICES=1 trtllm-serve serve Qwen/Qwen3-32B --backend pytorch --max_seq_len 4096 --host 127.0.0.1 --port 30001 --extra_llm_api_options pd1/decode.yaml',
+      'trtllm-serve disaggregated --config_file pd1/disagg.yaml --request_timeout 3600',
+    ]);
+    assert.deepEqual(pd1.unit.files, [
+      { path: 'pd1/prefill.yaml', role: 'prefill', content: 'kv_cache_config:\n  free_gpu_memory_fraction: 0.8\ndisable_overlap_scheduler: true\ncache_transceiver_config:\n  backend: UCX\n  max_tokens_in_buffer: 2048\n' },
+      { path: 'pd1/decode.yaml', role: 'decode', content: 'max_batch_size: 64\ncache_transceiver_config:\n  backend: UCX\n  max_tokens_in_buffer: 2048\n' },
+      { path: 'pd1/disagg.yaml', role: 'router', content: 'hostname: 127.0.0.1\nport: 8000\ncontext_servers:\n  num_instances: 1\n  urls:\n    - 127.0.0.1:30000\ngeneration_servers:\n  num_instances: 1\n  urls:\n    - 127.0.0.1:30001\n' },
+    ]);
+    assert.equal(pd1.command, ["mkdir -p pd1", "cat > pd1/prefill.yaml <<'EOF'", ...(pd1.unit.files[0]?.content.trimEnd().split('\n') ?? []), 'EOF', "cat > pd1/decode.yaml <<'EOF'", ...(pd1.unit.files[1]?.content.trimEnd().split('\n') ?? []), 'EOF', "cat > pd1/disagg.yaml <<'EOF'", ...(pd1.unit.files[2]?.content.trimEnd().split('\n') ?? []), 'EOF', ...lines(pd1)].join('\n'));
+  });
+
+  test('2P1D with a router policy and TP2 decode (TP may differ between roles): every worker URL, the router type on both sections', () => {
+    const r = trt('router: {policy: round_robin, flags: {request_timeout: 600, server_start_timeout: 900}}\nprefill: {workers: 2}\ndecode: {flags: {tp_size: 2}}');
+    assert.deepEqual(pd(r), []);
+    const [pd1] = units(r, 'tensorrt_llm');
+    assert.equal(pd1?.unit?.gpus, 4);
+    assert.deepEqual(lines(pd1 ?? ({} as Candidate)), [
+      'CUDA_VISIBLE_DEVICES=0 trtllm-serve serve Qwen/Qwen3-32B --backend pytorch --max_seq_len 4096 --host 127.0.0.1 --port 30000 --extra_llm_api_options pd1/prefill.yaml',
+      'CUDA_VISIBLE_DEVICES=1 trtllm-serve serve Qwen/Qwen3-32B --backend pytorch --max_seq_len 4096 --host 127.0.0.1 --port 30001 --extra_llm_api_options pd1/prefill.yaml',
+      'CUDA_VISIBLE_DEVICES=2,3 trtllm-serve serve Qwen/Qwen3-32B --backend pytorch --max_seq_len 4096 --tp_size 2 --host 127.0.0.1 --port 30002 --extra_llm_api_options pd1/decode.yaml',
+      'trtllm-serve disaggregated --config_file pd1/disagg.yaml --request_timeout 600 --server_start_timeout 900',
+    ]);
+    assert.deepEqual(pd1?.unit?.files.map((f) => f.content), [
+      'disable_overlap_scheduler: true\ncache_transceiver_config:\n  backend: DEFAULT\n',
+      'cache_transceiver_config:\n  backend: DEFAULT\n',
+      'hostname: 127.0.0.1\nport: 8000\ncontext_servers:\n  num_instances: 2\n  urls:\n    - 127.0.0.1:30000\n    - 127.0.0.1:30001\n  router:\n    type: round_robin\ngeneration_servers:\n  num_instances: 1\n  urls:\n    - 127.0.0.1:30002\n  router:\n    type: round_robin\n',
+    ]);
+  });
+
+  test('Show commands prints the files with their contents before the processes', () => {
+    const r = trt('prefill: {}\ndecode: {}');
+    const listing = commandsListing('x.plan.yaml', r, 'tensorrt_llm');
+    assert.match(listing, /# {3}pd1 files it writes before starting, paths relative to its working folder \(pd1\/prefill\.yaml: each prefill worker; pd1\/decode\.yaml: each decode worker; pd1\/disagg\.yaml: the router\)\nmkdir -p pd1\ncat > pd1\/prefill\.yaml <<'EOF'\ndisable_overlap_scheduler: true\n/);
+    assert.match(listing, /\nEOF\n# {3}pd1 prefill worker 0 \(GPU 0\), port 30000\n/);
+  });
+
+  test('backends as the engine spells them; MPI is deprecated; transfer_config keys are CacheTransceiverConfig fields', () => {
+    assert.deepEqual(pd(trt('transfer_backend: nixl\nprefill: {}\ndecode: {}')), ["error pd-transfer-backend: tensorrt_llm: transfer_backend 'nixl': cache_transceiver_config.backend is spelled NIXL (llm_args.py @0228a712 takes DEFAULT, UCX, NIXL, MOONCAKE, MPI)"]);
+    assert.deepEqual(pd(trt('transfer_backend: RDMA\nprefill: {}\ndecode: {}')), ["error pd-transfer-backend: tensorrt_llm: transfer_backend 'RDMA' is not one it has: DEFAULT, UCX, NIXL, MOONCAKE, MPI"]);
+    assert.deepEqual(pd(trt('transfer_backend: MPI\nprefill: {}\ndecode: {}')), ['warning pd-backend-deprecated: tensorrt_llm: the MPI KV transfer backend is deprecated in TensorRT-LLM (examples/disaggregated/README.md @c3c3d76e); its docs recommend UCX or NIXL']);
+    assert.deepEqual(pd(trt('transfer_config: {backend: UCX, max_token_in_buffer: 1}\nprefill: {}\ndecode: {}')), [
+      'error pd-transfer-config: tensorrt_llm: cache_transceiver_config.backend follows from transfer_backend: remove it here',
+      "warning pd-transfer-config: tensorrt_llm: 'max_token_in_buffer' is not a CacheTransceiverConfig field in llm_args.py @0228a712 (max_tokens_in_buffer, kv_transfer_timeout_ms, kv_transfer_sender_future_timeout_ms, kv_transfer_poll_interval_ms, transceiver_runtime, kv_cache_bounce_size_mb); check that this TensorRT-LLM version has it",
+    ]);
+  });
+
+  test('kv_cache_aware needs KV events on the workers (block reuse and an event buffer); other policies are refused by name', () => {
+    const warned = pd(trt('router: {policy: kv_cache_aware}\nprefill: {llm_api_options: {kv_cache_config: {enable_block_reuse: true, event_buffer_max_size: 1024}}}\ndecode: {}'));
+    assert.equal(warned.length, 1);
+    assert.match(warned[0] ?? '', /^warning pd-kv-events: tensorrt_llm: the kv_cache_aware router routes by the workers' KV events: set decode\.llm_api_options\.kv_cache_config \{enable_block_reuse: true, event_buffer_max_size: 1024\} \(as the engine's disagg_config_conditional\.yaml @7373ab81\)/);
+    const events = '{llm_api_options: {kv_cache_config: {event_buffer_max_size: 1024}}}';
+    assert.deepEqual(pd(trt(`router: {policy: kv_cache_aware}\nprefill: ${events}\ndecode: ${events}`)), []);
+    assert.deepEqual(pd(trt('router: {policy: cache_aware}\nprefill: {}\ndecode: {}')), ["error pd-router-policy: tensorrt_llm: router policy 'cache_aware' is not one the router accepts: round_robin, load_balancing, kv_cache_aware"]);
+  });
+
+  test('flags the unit sets, front end options it does not have, and llm_api_options keys the unit writes are errors', () => {
+    assert.deepEqual(pd(trt('prefill: {flags: {extra_llm_api_options: a.yaml, port: 1}}\ndecode: {flags: {config: b.yaml}}')), [
+      "error pd-reserved-flag: tensorrt_llm: a P/D unit sets extra_llm_api_options on each worker itself (the unit writes each role's options file: put its keys in the role's llm_api_options); remove it here",
+      'error pd-reserved-flag: tensorrt_llm: a P/D unit sets port on each worker itself (each worker gets its own port from disaggregation.port_base); remove it here',
+      "error pd-reserved-flag: tensorrt_llm: a P/D unit sets config on each worker itself (the unit writes each role's options file: put its keys in the role's llm_api_options); remove it here",
+    ]);
+    assert.deepEqual(pd(trt('router: {flags: {config_file: x.yaml, host: 0.0.0.0}}\nprefill: {}\ndecode: {}')), [
+      'error pd-reserved-flag: tensorrt_llm: the unit writes the front end config and passes it as --config_file: remove it here',
+      "error pd-router-flag: tensorrt_llm: trtllm-serve disaggregated has no option 'host': it takes server_start_timeout, request_timeout, log_level, metrics_log_interval",
+    ]);
+    assert.deepEqual(pd(trt('prefill: {llm_api_options: {cache_transceiver_config: {backend: UCX}, disable_overlap_scheduler: false}}\ndecode: {llm_api_options: [1]}')), [
+      'error pd-llm-api-options: tensorrt_llm: the unit writes cache_transceiver_config from disaggregation.transfer_backend and transfer_config: remove it here',
+      'error pd-overlap: tensorrt_llm: a context (prefill) worker needs disable_overlap_scheduler: true, else "Context only requests are not supported in pytorch backend when overlap is enabled." (base_worker.py @7b437aaa); the unit sets it: remove it here',
+      'error pd-llm-api-options: tensorrt_llm: llm_api_options must map LLM API option names to values (what an extra_llm_api_options YAML holds)',
+    ]);
+    assert.deepEqual(pd(trt('prefill: {}\ndecode: {llm_api_options: {disable_overlap_scheduler: false}}')), [], 'a generation worker may keep overlap on');
+    assert.deepEqual(errorsOf(check(plan('sglang', 'prefill: {llm_api_options: {a: 1}}\ndecode: {}', 'model_path: Qwen/Qwen3-32B'))), ["pd-llm-api-options: sglang: llm_api_options is TensorRT-LLM's extra_llm_api_options file; sglang takes its settings as the role's flags"]);
   });
 });
