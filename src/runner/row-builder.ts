@@ -19,6 +19,7 @@ import { rowSlaBlock, type SlaReading } from '../core/sla/limits';
 import { unmeasuredFloor, type TtftFloor } from './ttft-floor';
 import type { PdSplitBlock } from './pd-split';
 import type { PdMetricsBlock } from './pd-metrics';
+import type { SpecDecodeBlock } from './spec-metrics';
 import type { EnergyBlock } from './energy';
 
 /** What every row of a run shares. */
@@ -232,6 +233,8 @@ export interface MeasuredRowInput {
   ttftFloor?: TtftFloor;
   /** A simulated P/D unit: the router's split of the trial's modelled TTFTs, recorded as `pd_split`. */
   pdSplit?: PdSplitBlock;
+  /** Speculative decoding: the server's draft counters over the trial, recorded as `spec_decode` (and metrics.accept_length). */
+  specDecode?: SpecDecodeBlock;
   /** A P/D unit: its workers' stage means over the trial from their own /metrics, recorded as `pd_metrics`. */
   pdMetrics?: PdMetricsBlock;
   /** The trial's energy (modelled on the simulator, nvidia-smi on GPUs), recorded as `energy`. */
@@ -262,6 +265,10 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   if (i.energy) Object.assign(row, { energy: i.energy });
   if (i.metrics) row.metrics = metricsBlock(i.metrics, speed, removed);
   if (row.metrics && i.pace) Object.assign(row.metrics, { offered_request_rate: i.pace.offered, completion_request_rate: i.pace.kept });
+  if (i.specDecode) {
+    Object.assign(row, { spec_decode: i.specDecode });
+    if (row.metrics) Object.assign(row.metrics, { accept_length: i.specDecode.mean_accept_length });
+  }
   if (i.validity) Object.assign(row, { validity: i.validity });
   if (i.metrics) Object.assign(row, { intervals: intervalsBlock(i.metrics, speed, removed), steady: { duration_s: i.metrics.steady.durationS * speed, completed: i.metrics.steady.completed, too_short: i.metrics.steady.tooShort } });
   if (i.metrics && i.metrics.cacheHitFraction !== null) Object.assign(row, { cache: { prefix_cache_hit_rate: i.metrics.cacheHitFraction, cached_prompt_tokens: i.metrics.cachedPromptTokens } });

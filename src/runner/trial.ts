@@ -19,6 +19,7 @@ import { failureOf, type LiveServer } from './server';
 import { floorOf, removedOf, withFloorProbe } from './ttft-floor';
 import { pdSplitOf, withPdSplit } from './pd-split';
 import { pdMetricsOf, withWorkerMetrics } from './pd-metrics';
+import { specDecodeOf, withSpecCounters } from './spec-metrics';
 import { energyOf, withEnergy, type EnergyPlace } from './energy';
 import type { TrialRef } from './types';
 import type { Workload } from '../core/workload';
@@ -331,14 +332,14 @@ async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settin
   let factor = startFactor(ctx, needsKey, settings.wallRate, ref.mode);
   let workload = ctx.workloads.for(s.sc, set, factor);
   // On a simulated server the TTFT floor is probed beside the trial, under its load (ttft-floor.ts); on a simulated
-  // P/D unit the router's split of its TTFT is read around it too (pd-split.ts); on any unit its workers' /metrics (pd-metrics.ts).
+  // P/D unit the router's split of its TTFT is read around it too (pd-split.ts); on any unit its workers' /metrics (pd-metrics.ts); speculative decoding's counters on any server (spec-metrics.ts).
   const once = () =>
-    withEnergy(s.server, energyPlace(ctx, s), () => withWorkerMetrics(s.server, s.f.framework, s.cand.unit?.workers.prefill, () => withPdSplit(s.server, () => withFloorProbe(s.server, speed, ctx.plan.sla?.limits, () => runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settings, {
+    withEnergy(s.server, energyPlace(ctx, s), () => withSpecCounters(s.server, s.f.framework, s.cand.unit?.workers.prefill, () => withWorkerMetrics(s.server, s.f.framework, s.cand.unit?.workers.prefill, () => withPdSplit(s.server, () => withFloorProbe(s.server, speed, ctx.plan.sla?.limits, () => runPlacedTrial(s.server.executor ?? ctx.target.executor, s.server, workload, settings, {
       signal: ctx.signal,
       onConnectionLost: (fn) => (s.server.executor ?? ctx.target.executor).onConnectionLost((e) => fn(e.message)),
       onProgress: (p: BenchProgress) =>
         ctx.emit({ type: 'trial-progress', ...ref, total: p.total, completed: p.completed, failed: p.failed, inFlight: p.inFlight, elapsedS: p.elapsedS, requestsPerS: p.requestsPerS / speed, outputTokensPerS: p.outputTokensPerS / speed, ttftMsP50: t(p.ttftMsP50), tpotMsP50: t(p.tpotMsP50) }),
-    })))));
+    }))))));
   // Only a trial whose latencies meet the SLA says what this scenario needs (a saturated one's E2E is its queue).
   const remember = (o: TrialOutcome) => {
     if (o.kind === 'done' && passesSla(ctx, o.result, true, false, removedOf(s.server))) ctx.trialNeeds.set(needsKey, needsOf(o.result));
@@ -441,6 +442,7 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     ...(floorOf(s.server) ? { ttftFloor: floorOf(s.server) } : {}),
     ...(pdSplitOf(s.server) ? { pdSplit: pdSplitOf(s.server) } : {}),
     ...(pdMetricsOf(s.server) ? { pdMetrics: pdMetricsOf(s.server) } : {}),
+    ...(specDecodeOf(s.server) ? { specDecode: specDecodeOf(s.server) } : {}),
     ...(energyOf(s.server) ? { energy: energyOf(s.server) } : {}),
     // The idle forward's figures describe a measurement only when it went through the forward.
     ...(s.server.transport && placed.placement === 'forward' ? { transport: s.server.transport } : {}),

@@ -5,6 +5,7 @@ import type { FlagValue } from './cli-args';
 import type { CostModel } from './cost';
 import { efficiencyFactor } from './efficiency';
 import type { EngineOptions } from './engine';
+import { draftShare } from './spec';
 import { SIM_FRAMEWORKS } from './fw';
 import type { SimFramework, SimSettings } from './fw/types';
 import { launchFactor, launchStream } from './noise';
@@ -195,6 +196,7 @@ function costModel(s: SimSettings, m: ModelProfile, gpu: GpuProfile, bpp: number
     eagerOverhead: m.layers * 30e-6,
     graphMaxBatch: s.eager ? 0 : (s.graphMaxBatch ?? 256),
     sparseTopK: m.sparseTopK ?? 0,
+    specDraftShare: s.spec ? draftShare(s.spec) : 0,
   };
 }
 
@@ -283,6 +285,7 @@ export function resolveSim(fwKey: FrameworkKey, values: ReadonlyMap<string, Flag
     streamInterval: s.streamInterval,
     maxLag: (options.maxLagMs / 1000) * options.speed,
     seed: options.seed ^ (s.seed ?? 0),
+    ...(s.spec ? { spec: s.spec } : {}),
   };
   // The launch's variation depends on the simulator seed and the salt only, not on the framework flags: what
   // varies between launches is the machine, and the runner decides which launches count as different.

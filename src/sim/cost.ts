@@ -6,6 +6,8 @@
 // attention term that grows with the square of the prompt.
 
 export interface CostModel {
+  /** Speculative decoding: each draft pass's weight reads as a share of the target's (spec.ts draftShare); 0 without. */
+  specDraftShare: number;
   /** Weight bytes one GPU reads per step at full expert coverage (its tensor-parallel shard). */
   weightBytes: number;
   /** Share of the weights one token touches (1 for dense models; active/total for MoE). */
@@ -51,10 +53,12 @@ export interface StepWork {
   prefillPairs: number;
   /** Sum over prefill chunks of the KV tokens each reads and writes (prefix + chunk). */
   prefillCtx: number;
+  /** Speculative decoding: drafted tokens the step verifies (k per decoding request). */
+  specTokens: number;
 }
 
 export function emptyWork(): StepWork {
-  return { decodeSeqs: 0, decodeCtx: 0, prefillSeqs: 0, prefillTokens: 0, prefillPairs: 0, prefillCtx: 0 };
+  return { decodeSeqs: 0, decodeCtx: 0, prefillSeqs: 0, prefillTokens: 0, prefillPairs: 0, prefillCtx: 0, specTokens: 0 };
 }
 
 /** The last expert coverage computed: consecutive decode steps of one batch ask for the same one. */
@@ -74,7 +78,7 @@ function coverageOf(share: number, tokens: number): number {
 
 /** Seconds the step takes on the modelled hardware. */
 export function stepSeconds(c: CostModel, w: StepWork): number {
-  const tokens = w.decodeSeqs + w.prefillTokens;
+  const tokens = w.decodeSeqs + w.prefillTokens + w.specTokens;
   if (tokens === 0) return 0;
   // The GEMMs (weights read once, FLOPs per token) and attention (KV read per request, FLOPs per query x key pair) are
   // separate kernels: each is bound by its own memory or compute roof, and their times add.
@@ -88,5 +92,7 @@ export function stepSeconds(c: CostModel, w: StepWork): number {
   let overhead = c.stepOverhead + c.perSeqOverhead * seqs;
   const decodeOnly = w.prefillTokens === 0;
   if (decodeOnly && (c.graphMaxBatch <= 0 || w.decodeSeqs > c.graphMaxBatch)) overhead += c.eagerOverhead;
-  return overhead + gemm + attention + comm;
+  // The draft passes (k of them, one per drafted token, each reading its head's or draft model's weights: spec.ts).
+  const draft = w.specTokens > 0 && c.specDraftShare > 0 ? ((w.specTokens / Math.max(1, w.decodeSeqs)) * c.specDraftShare * c.weightBytes) / c.bandwidth : 0;
+  return overhead + gemm + attention + comm + draft;
 }

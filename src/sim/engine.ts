@@ -5,6 +5,7 @@ import type { CostModel } from './cost';
 import type { OutputFault } from './options';
 import { SimRequest, blockHashes, type RequestSink } from './request';
 import { LatencyLog } from './latency-log';
+import { acceptanceOf, predictability } from './spec';
 import { Scheduler, type SchedulerPolicy, type SchedulerStats } from './scheduler';
 import { hashIds, mix32, unit } from './tokens';
 
@@ -119,6 +120,7 @@ export class SimEngine {
     // Without a prefix cache nothing matches on block hashes: none are computed.
     const hashes = policy.prefixCaching ? blockHashes(p.promptIds, policy.blockSize) : [];
     const r = new SimRequest(p.promptIds, hashes, p.maxNewTokens, this.stopAt(p, seed), seed, sink);
+    if (policy.spec) r.specAlpha = acceptanceOf(policy.spec, predictability(p.promptIds));
     // A faulty answer ends as if the model chose to stop, even where it reached max_tokens.
     if (this.options.fault !== undefined && (this.options.fault !== 'pd-transfer' || this.transferFails(p))) r.forceStop = true;
     const i = this.route();
@@ -199,6 +201,10 @@ export class SimEngine {
       steps: sum('steps'),
       busySeconds: Math.max(0, ...all.map((s) => s.busySeconds)),
       lostSeconds: Math.max(0, ...all.map((s) => s.lostSeconds)),
+      specDrafts: sum('specDrafts'),
+      specDraftTokens: sum('specDraftTokens'),
+      specAccepted: sum('specAccepted'),
+      specVerifyFinished: sum('specVerifyFinished'),
       replicas: this.replicas.length,
       rejected: this.rejected,
     };

@@ -39,6 +39,10 @@ export class SimRequest {
   /** A P/D decode worker's request: when it reached this worker, before its KV transfer (arrivalAt is when the KV landed). */
   receivedAt = NaN;
   admittedOnce = false;
+  /** Speculative decoding: the chance each drafted token is accepted for this request's text (spec.ts). */
+  specAlpha = 0;
+  /** Speculative decoding: verify steps this request took. */
+  specSteps = 0;
   /** Finish with `stop` even at maxNew (the output faults: a server that ends answers wrongly). */
   forceStop = false;
   admitSeq = 0;

@@ -10,6 +10,7 @@ import { emptyWork, stepSeconds, type CostModel, type StepWork } from './cost';
 import { KvPool } from './kv';
 import { StepJitter } from './noise';
 import { extendHashes, type FinishReason, type SimRequest } from './request';
+import { acceptedIn, type SpecSettings } from './spec';
 import { mix32 } from './tokens';
 
 export type SchedulingOrder = 'fcfs' | 'lpm' | 'random' | 'lof';
@@ -39,6 +40,8 @@ export interface SchedulerPolicy {
   seed: number;
   /** Launch-to-launch variation (--sim-noise): every step costs `factor` x a jitter draw of sd `jitterSd` from `stream`. */
   noise?: { factor: number; jitterSd: number; stream: number };
+  /** Speculative decoding (spec.ts): k tokens drafted and verified per decoding request and step. */
+  spec?: SpecSettings;
 }
 
 export interface SchedulerStats {
@@ -56,6 +59,12 @@ export interface SchedulerStats {
   busySeconds: number;
   /** Simulated seconds given up because the process fell more than maxLag behind wall time (a busy host): time the model did not get. */
   lostSeconds: number;
+  /** Speculative decoding: draft rounds (one per decoding request and step), tokens drafted, drafted tokens accepted. */
+  specDrafts: number;
+  specDraftTokens: number;
+  specAccepted: number;
+  /** Verify steps of the requests that finished, added as each finishes (SGLang counts them so). */
+  specVerifyFinished: number;
 }
 
 interface Plan {
@@ -75,7 +84,7 @@ function resetPlan(plan: Plan): Plan {
   plan.prefill.length = 0;
   plan.chunks.length = 0;
   const w = plan.work;
-  w.decodeSeqs = w.decodeCtx = w.prefillSeqs = w.prefillTokens = w.prefillPairs = w.prefillCtx = 0;
+  w.decodeSeqs = w.decodeCtx = w.prefillSeqs = w.prefillTokens = w.prefillPairs = w.prefillCtx = w.specTokens = 0;
   plan.finishing = 0;
   return plan;
 }
@@ -117,6 +126,10 @@ export class Scheduler {
     steps: 0,
     busySeconds: 0,
     lostSeconds: 0,
+    specDrafts: 0,
+    specDraftTokens: 0,
+    specAccepted: 0,
+    specVerifyFinished: 0,
   };
 
   /** Called once per request that finishes (its latencies: latency-log.ts). */
@@ -315,6 +328,8 @@ export class Scheduler {
    */
   private fastForward(at: number): { at: number; wait: boolean } {
     const none = { at, wait: false };
+    // Speculative steps advance each request by a drawn number of tokens: stepped one by one.
+    if (this.policy.spec) return none;
     const limit = this.clock.nextLoud?.() ?? at;
     // A queued request waits for a free slot: while the batch is full, steps stay decode-only until one finishes.
     if (this.running.length === 0 || limit <= at || (this.queued() > 0 && this.running.length < this.policy.maxRunning)) return none;
@@ -436,11 +451,13 @@ export class Scheduler {
     let finishing = 0;
     // The decode list is overwritten in place (no growth from empty every step), then cut to what this step holds.
     const decode = plan.decode;
+    // Speculative decoding: each request's step holds its k drafted tokens too (their KV, their verification).
+    const spec = this.policy.spec?.k ?? 0;
     let n = 0;
     for (let i = 0; i < this.running.length; i++) {
       const r = this.running[i] as SimRequest;
       if (r.computed < r.target) continue;
-      const need = Math.ceil((r.computed + 1) / bs) - (r.shared.length + r.priv);
+      const need = Math.ceil((r.computed + 1 + spec) / bs) - (r.shared.length + r.priv);
       // Out of KV: preempt the newest requests until this one fits. If this one had to go, every request
       // after it went first, so the pass is over.
       if (need > 0 && !this.kv.allocate(need)) {
@@ -454,13 +471,14 @@ export class Scheduler {
       }
       if (need > 0) r.priv += need;
       decode[n++] = r;
-      const ctx = r.computed + 1;
+      const ctx = r.computed + 1 + spec;
       ctxSum += topK > 0 ? Math.min(ctx, topK) : ctx;
-      if (r.generated + 1 >= r.stopAt) finishing++;
+      if (r.generated + 1 + spec >= r.stopAt) finishing++;
     }
     if (decode.length !== n) decode.length = n;
     plan.work.decodeCtx += ctxSum;
     plan.work.decodeSeqs = n;
+    plan.work.specTokens = n * spec;
     plan.finishing = finishing;
   }
 
@@ -491,7 +509,7 @@ export class Scheduler {
     const di = plan.decode.indexOf(victim);
     if (di >= 0) {
       plan.decode.splice(di, 1);
-      const ctx = victim.computed + 1;
+      const ctx = victim.computed + 1 + (this.policy.spec?.k ?? 0);
       plan.work.decodeCtx -= this.cost.sparseTopK > 0 ? Math.min(ctx, this.cost.sparseTopK) : ctx;
     }
     this.releaseKv(victim, true);
@@ -665,8 +683,7 @@ export class Scheduler {
     let minLeft = Infinity;
     for (const r of plan.decode) {
       if (r.state !== 'running') continue;
-      r.computed++;
-      if (this.advance(r)) done++;
+      if (this.policy.spec ? this.advanceSpec(r, this.policy.spec) : (r.computed++, this.advance(r))) done++;
       else {
         advanced++;
         minLeft = Math.min(minLeft, r.stopAt - r.generated - 1);
@@ -695,6 +712,27 @@ export class Scheduler {
     }
     // Known for the whole batch only when this step advanced every running request (a prefill-first step pauses decode).
     if (advanced === this.running.length) this.minLeft = minLeft;
+  }
+
+  /**
+   * A speculative step of `r`: its k drafted tokens verified, the accepted run and the target's own next token taken
+   * (never beyond where it stops); the draft counters as the engines keep them. True when it finished.
+   */
+  private advanceSpec(r: SimRequest, spec: SpecSettings): boolean {
+    const accepted = acceptedIn(spec.k, r.specAlpha, r.seed, r.generated);
+    this.stats.specDrafts++;
+    this.stats.specDraftTokens += spec.k;
+    this.stats.specAccepted += accepted;
+    r.specSteps++;
+    const take = Math.max(1, Math.min(accepted + 1, r.stopAt - r.generated));
+    for (let i = 0; i < take; i++) {
+      r.computed++;
+      if (this.advance(r)) {
+        this.stats.specVerifyFinished += r.specSteps;
+        return true;
+      }
+    }
+    return false;
   }
 
   /** One token sampled for `r` (none when it stops at 0: the zero-tokens fault); true when it finished. */

@@ -1,6 +1,7 @@
 // SGLang on the simulator: `python -m sglang.launch_server` / `sglang serve`, its flags mapped to the engine.
 import type { CliShape } from '../cli-args';
 import type { GpuProfile } from '../profiles';
+import { sglangSpec } from './spec-flags';
 import type { SchedulingOrder } from '../scheduler';
 import { baseSettings, flag, kvDtypeFactor, noteUnmodelled, num, quantBytes, str, type SimFramework, type SimSettings } from './types';
 
@@ -79,7 +80,10 @@ export const SGLANG_SIM: SimFramework = {
     const lb = str(v, 'load_balance_method') ?? 'round_robin';
     s.router = lb === 'round_robin' || lb === 'auto' || lb === 'decode_round_robin' ? 'round_robin' : 'least_loaded';
     s.seed = num(v, 'random_seed');
-    noteUnmodelled(s, v, ['speculative_algorithm', 'enable_torch_compile', 'enable_hierarchical_cache', 'enable_two_batch_overlap', 'moe_a2a_backend']);
+    const spec = sglangSpec(str(v, 'speculative_algorithm'), num(v, 'speculative_num_steps'));
+    if (spec) s.spec = spec;
+    else if (v.has('speculative_algorithm')) s.notes.push('speculative_algorithm');
+    noteUnmodelled(s, v, ['enable_torch_compile', 'enable_hierarchical_cache', 'enable_two_batch_overlap', 'moe_a2a_backend']);
     return s;
   },
   gpuDefaults(s: SimSettings, gpu: GpuProfile) {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { GpuProfile } from '../profiles';
+import { trtllmSpec } from './spec-flags';
 import { baseSettings, flag, kvDtypeFactor, noteUnmodelled, num, str, type SimFramework, type SimSettings } from './types';
 
 type Obj = Record<string, unknown>;
@@ -67,7 +68,9 @@ function applyExtraOptions(s: SimSettings, path: string): void {
     s.dpAttention = true;
   }
   s.streamInterval = Math.max(1, numOf(doc, 'stream_interval') ?? s.streamInterval);
-  if ('speculative_config' in doc) s.notes.push('speculative_config');
+  const spec = trtllmSpec(doc.speculative_config);
+  if (spec) s.spec = spec;
+  else if ('speculative_config' in doc) s.notes.push('speculative_config');
   // openai_server.py @00057725 mounts /prometheus/metrics only when the LLM API options ask for perf metrics.
   if (doc.return_perf_metrics === true) s.perfMetrics = true;
 }

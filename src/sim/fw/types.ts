@@ -5,6 +5,7 @@ import type { CliShape, FlagValue } from '../cli-args';
 import type { RouterPolicy } from '../engine';
 import type { GpuProfile } from '../profiles';
 import type { SchedulingOrder } from '../scheduler';
+import type { SpecSettings } from '../spec';
 
 /** How the memory flag turns into a KV-cache size. */
 export type MemoryRule =
@@ -75,6 +76,8 @@ export interface SimSettings {
    * kv_transfer_params) and the KV transfer backend. Absent: an ordinary server.
    */
   pd?: { role: 'prefill' | 'decode' | 'both'; backend: string };
+  /** Speculative decoding as the flags configure it (spec.ts models it). */
+  spec?: SpecSettings;
   /** The engine reports usage.prompt_tokens_details.cached_tokens (SGLang/TokenSpeed --enable-cache-report, vLLM --enable-prompt-tokens-details, TRT always). */
   cacheReport: boolean;
   /** SGLang --enable-metrics: Prometheus text at /metrics (404 without). */

@@ -1,5 +1,6 @@
 // vLLM on the simulator: `vllm serve [model] [options]`, its V1 engine's flags mapped to the engine.
 import type { GpuProfile } from '../profiles';
+import { vllmSpec } from './spec-flags';
 import { baseSettings, flag, kvDtypeFactor, list, noteUnmodelled, num, quantBytes, str, type SimFramework, type SimSettings } from './types';
 
 const GiB = 1024 ** 3;
@@ -96,7 +97,11 @@ export const VLLM_SIM: SimFramework = {
     s.seed = num(v, 'seed');
     s.pd = vllmPdRole(str(v, 'kv_transfer_config'));
     if (!s.pd && v.has('kv_transfer_config')) s.notes.push('kv_transfer_config');
-    noteUnmodelled(s, v, ['speculative_config', 'enable_dbo', 'compilation_config', 'enable_lora']);
+    const spec = vllmSpec(str(v, 'speculative_config'));
+    if (typeof spec === 'string') s.startupError = spec;
+    else if (spec) s.spec = spec;
+    else if (v.has('speculative_config')) s.notes.push('speculative_config');
+    noteUnmodelled(s, v, ['enable_dbo', 'compilation_config', 'enable_lora']);
     return s;
   },
   gpuDefaults(s: SimSettings, gpu: GpuProfile, modelContext: number) {

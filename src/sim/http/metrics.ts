@@ -63,6 +63,20 @@ function vllmHistograms(h: LatencyLog, l: string, nixl: boolean): string[] {
   ];
 }
 
+/** vLLM V1's speculative-decoding counters: draft rounds, drafted tokens, accepted tokens. */
+function vllmSpecLines(s: EngineStats, l: string): string[] {
+  return [
+    ...counter('vllm:spec_decode_num_drafts_total', s.specDrafts, l),
+    ...counter('vllm:spec_decode_num_draft_tokens_total', s.specDraftTokens, l),
+    ...counter('vllm:spec_decode_num_accepted_tokens_total', s.specAccepted, l),
+  ];
+}
+
+/** SGLang's verify-call counter, added as each request finishes (PR #25689); its accept-length gauges are per log interval and not served. */
+function sglangSpecLines(s: EngineStats, l: string): string[] {
+  return counter('sglang:spec_verify_calls_total', s.specVerifyFinished, l);
+}
+
 /** SGLang's per-stage buckets: exponential from 1 ms, ×1.62, 30 of them (observability/utils.py @515b8b31). */
 const SGLANG_STAGE = Array.from({ length: 30 }, (_, i) => Number((0.001 * 1.62 ** i).toPrecision(6)));
 const SGLANG_TTFT = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400];
@@ -99,10 +113,11 @@ function sglangHistograms(h: LatencyLog, l: string, role: 'prefill' | 'decode' |
  * vllm:prefix_cache_hits_total (tokens), vllm:prompt_tokens_total, vllm:generation_tokens_total,
  * vllm:num_preemptions_total, vllm:request_success_total{finished_reason}.
  */
-function vllmLines(s: EngineStats, model: string, h: LatencyLog | undefined, nixl: boolean): string[] {
+function vllmLines(s: EngineStats, model: string, h: LatencyLog | undefined, nixl: boolean, spec: boolean): string[] {
   const l = `{engine="0",model_name="${model}"}`;
   return [
     ...(h ? vllmHistograms(h, l, nixl) : []),
+    ...(spec ? vllmSpecLines(s, l) : []),
     ...gauge('vllm:num_requests_running', s.running, l),
     ...gauge('vllm:num_requests_waiting', s.waiting, l),
     ...gauge('vllm:kv_cache_usage_perc', s.kvUsage.toFixed(6), l),
@@ -116,9 +131,10 @@ function vllmLines(s: EngineStats, model: string, h: LatencyLog | undefined, nix
 }
 
 /** SGLang (sgl-project/sglang · python/sglang/srt/metrics/collector.py, text-search hits): sglang:num_running_reqs, … */
-function sglangLines(s: EngineStats, model: string, h: LatencyLog | undefined, role: 'prefill' | 'decode' | 'both'): string[] {
+function sglangLines(s: EngineStats, model: string, h: LatencyLog | undefined, role: 'prefill' | 'decode' | 'both', spec: boolean): string[] {
   const l = `{model_name="${model}",tp_rank="0"}`;
   return [
+    ...(spec ? sglangSpecLines(s, l) : []),
     ...(h ? sglangHistograms(h, `{engine_type="${role === 'both' ? 'unified' : role}",${l.slice(1)}`, role) : []),
     ...gauge('sglang:num_running_reqs', s.running, l),
     ...gauge('sglang:num_queue_reqs', s.waiting, l),
@@ -144,7 +160,8 @@ export function prometheusText(config: ResolvedSim, s: EngineStats, latency?: La
   const model = config.settings.servedNames[0] ?? config.settings.model;
   const fw = config.framework.key;
   const pd = config.settings.pd;
-  const own = fw === 'vllm' ? vllmLines(s, model, latency, pd?.backend === 'nixl') : fw === 'sglang' ? sglangLines(s, model, latency, pd?.role ?? 'both') : trtLines(s);
+  const spec = config.settings.spec !== undefined;
+  const own = fw === 'vllm' ? vllmLines(s, model, latency, pd?.backend === 'nixl', spec) : fw === 'sglang' ? sglangLines(s, model, latency, pd?.role ?? 'both', spec) : trtLines(s);
   return `${[...simLines(config), ...own].join('\n')}\n`;
 }
 
