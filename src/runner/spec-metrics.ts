@@ -1,7 +1,8 @@
 // Speculative decoding measured per trial: the server's own draft counters read before and after the trial (deltas over
 // the window), giving the mean acceptance length (1 + accepted / draft rounds) and the draft acceptance rate (accepted /
 // drafted tokens), kept for the row as `spec_decode`. Counter names per engine as docs/ENGINES.md "Speculative
-// decoding" cites them; a P/D unit's are its decode workers'. A server without them adds nothing.
+// decoding" cites them (TensorRT-LLM's iteration stats are drained by each /metrics call: polled through the trial);
+// a P/D unit's are its decode workers'. A server without them adds nothing.
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { LiveServer } from './server';
 
@@ -42,7 +43,62 @@ const SGLANG = { verify: 'sglang:spec_verify_calls_total', tokens: 'sglang:gener
 const SOURCE: Partial<Record<FrameworkKey, string>> = {
   vllm: `${VLLM.drafts}, ${VLLM.draftTokens}, ${VLLM.accepted}`,
   sglang: `${SGLANG.verify}, ${SGLANG.tokens}, ${SGLANG.requests}`,
+  tensorrt_llm: 'iteration stats specDecodingStats (numRequestsWithDraftTokens, numDraftTokens, numAcceptedTokens) polled from /metrics',
 };
+
+/** trtllm-serve's /metrics hands out the iteration stats gathered since the last call: polled this often through a trial. */
+const TRT_POLL_MS = 1000;
+
+/** The spec counters of the iteration stats in one trtllm-serve /metrics answer (summed); undefined without any. */
+export function trtSpecIn(entries: unknown): Counters | undefined {
+  if (!Array.isArray(entries)) return undefined;
+  let got: Counters | undefined;
+  for (const e of entries) {
+    const st = (e as { specDecodingStats?: Record<string, unknown> } | null)?.specDecodingStats;
+    if (!st) continue;
+    const n = (k: string): number => (typeof st[k] === 'number' ? (st[k]) : 0);
+    got ??= { drafts: 0, draftTokens: 0, accepted: 0 };
+    got.drafts += n('numRequestsWithDraftTokens');
+    got.draftTokens = (got.draftTokens ?? 0) + n('numDraftTokens');
+    got.accepted += n('numAcceptedTokens');
+  }
+  return got;
+}
+
+/** Polls trtllm-serve servers' iteration stats through `run` (what came before it drained first) and sums their spec counters. */
+async function pollTrt<T>(servers: readonly LiveServer[], run: () => Promise<T>): Promise<{ outcome: T; counters: Counters | undefined }> {
+  const pollOne = async (s: LiveServer): Promise<Counters | undefined> => {
+    try {
+      const r = await fetch(new URL('/metrics', s.baseUrl), { headers: { ...(s.headers ?? {}) }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      return r.ok ? trtSpecIn(await r.json()) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  let total: Counters | undefined;
+  const add = (c: Counters | undefined): void => {
+    if (!c) return;
+    total ??= { drafts: 0, draftTokens: 0, accepted: 0 };
+    total.drafts += c.drafts;
+    total.draftTokens = (total.draftTokens ?? 0) + (c.draftTokens ?? 0);
+    total.accepted += c.accepted;
+  };
+  const poll = async (): Promise<void> => (await Promise.all(servers.map(pollOne))).forEach(add);
+  await Promise.all(servers.map(pollOne));
+  let busy: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    busy ??= poll().finally(() => (busy = undefined));
+  }, TRT_POLL_MS);
+  let outcome: T;
+  try {
+    outcome = await run();
+  } finally {
+    clearInterval(timer);
+    await busy;
+    await poll();
+  }
+  return { outcome, counters: total };
+}
 
 /** Sum of every sample of a metric (any labels) in a Prometheus text. */
 function sample(text: string, name: string): number | undefined {
@@ -103,6 +159,7 @@ const blocks = new WeakMap<LiveServer, SpecDecodeBlock>();
 /** Runs a trial; the server's (a unit's: its decode workers') spec counters are read before and after. */
 export async function withSpecCounters<T>(server: LiveServer, fw: FrameworkKey, prefillWorkers: number | undefined, run: () => Promise<T>): Promise<T> {
   blocks.delete(server);
+  if (fw === 'tensorrt_llm') return withTrtSpec(server, prefillWorkers, run);
   const servers = prefillWorkers === undefined ? [server] : (server.companions ?? []).slice(prefillWorkers);
   const before = await Promise.all(servers.map((s) => read(fw, s)));
   if (!before.some(Boolean)) return run();
@@ -111,6 +168,17 @@ export async function withSpecCounters<T>(server: LiveServer, fw: FrameworkKey, 
   const sum = (xs: Array<Counters | undefined>, pick: (c: Counters) => number): number => xs.reduce((a, c, i) => a + (c && before[i] && after[i] ? pick(c) : 0), 0);
   const total = (xs: Array<Counters | undefined>): Counters => ({ drafts: sum(xs, (c) => c.drafts), draftTokens: xs.some((c) => c?.draftTokens === null) ? null : sum(xs, (c) => c.draftTokens ?? 0), accepted: sum(xs, (c) => c.accepted) });
   const block = specBlock(fw, total(before), total(after));
+  if (block) blocks.set(server, block);
+  return outcome;
+}
+
+/** TensorRT-LLM: the iteration stats polled through the trial (an aggregated server, or a unit's decode workers). */
+async function withTrtSpec<T>(server: LiveServer, prefillWorkers: number | undefined, run: () => Promise<T>): Promise<T> {
+  const targets = prefillWorkers === undefined ? [server] : (server.companions ?? []).slice(prefillWorkers);
+  if (!targets.length) return run();
+  const zero: Counters = { drafts: 0, draftTokens: 0, accepted: 0 };
+  const { outcome, counters } = await pollTrt(targets, run);
+  const block = counters && specBlock('tensorrt_llm', zero, counters);
   if (block) blocks.set(server, block);
   return outcome;
 }

@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { cleanup, planYaml, runOnSim, tempDir } from '../support/runner';
 
 const VLLM = `base_server_flags:\n  model: Qwen/Qwen3-8B\n  max_model_len: 4096\nsearch_space:\n  speculative_config: ['{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}']`;
@@ -51,6 +52,29 @@ describe('speculative decoding measured per trial (simulated)', () => {
         assert.ok(tpot(text, 'c1') < 0.8 * tpot(text, 'baseline'), `${fw}: TPOT with speculation ${tpot(text, 'c1')} ms vs ${tpot(text, 'baseline')} ms without`);
         if (fw === 'vllm') assert.ok(t.draft_tokens === 3 * t.drafts && (t.draft_acceptance_rate ?? 0) > 0, JSON.stringify(t));
         else assert.equal(t.draft_tokens, null, 'SGLang counts no drafted tokens');
+      }
+    } finally {
+      cleanup(dir);
+    }
+  });
+
+  test("TensorRT-LLM's iteration stats, polled through the trial (each /metrics call drains them), give the same block", { timeout: 180_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const options = path.join(dir, 'spec.yaml');
+      writeFileSync(options, 'speculative_config:\n  decoding_type: Eagle\n  max_draft_len: 3\n  speculative_model_dir: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\n');
+      const trt = `backend_policy: fixed_pytorch\nbase_server_flags:\n  backend: pytorch\n  max_seq_len: 4096\n  extra_llm_api_options: ${options}`;
+      const plan = planYaml({ frameworks: { tensorrt_llm: trt }, benchmark: 'request_rates: [2]', dataset: 'num_prompts: 24\nscenario_names: [chat]\ninput_len: [512]\noutput_len: [64]' });
+      const run = await runOnSim(plan, { outDir: path.join(dir, 'run'), skipSmoke: true, strategy: 'grid', repeats: 0 });
+      assert.equal(run.result.status, 'completed', run.result.reason);
+      const rows = (run.result.rows as unknown as Array<Record<string, unknown>>).filter((r) => r.status === 'ok');
+      assert.ok(rows.length > 0);
+      for (const r of rows) {
+        const s = r.spec_decode as Spec | undefined;
+        assert.ok(s && s.drafts > 0 && s.draft_tokens === 3 * s.drafts && s.mean_accept_length > 1 && s.mean_accept_length <= 4, JSON.stringify(s));
+        // Every generated token after each request's first came from a verify step: the drafts account for all of them.
+        const out = (r.metrics as { total_output_tokens: number; completed: number }).total_output_tokens - (r.metrics as { completed: number }).completed;
+        assert.ok(Math.abs(s.drafts + s.accepted_tokens - out) <= 0.1 * out + 8, `${JSON.stringify(s)} vs ${out} decoded tokens`);
       }
     } finally {
       cleanup(dir);

@@ -171,9 +171,28 @@ export function prometheusText(config: ResolvedSim, s: EngineStats, latency?: La
  * one dict for "now" per call (its scheduler keeps no per-iteration log); field names follow the executor's
  * IterationStats JSON.
  */
-export function trtIterationStats(s: EngineStats, iter: number): object[] {
+/** Speculative-decoding counters as the engine has drawn them (draft rounds, drafted tokens, accepted tokens). */
+export interface SpecTotals {
+  drafts: number;
+  draftTokens: number;
+  accepted: number;
+}
+
+/**
+ * TensorRT-LLM's SpecDecodingStats (cpp/include/tensorrt_llm/executor/types.h @a98a9061) for what was drafted since the
+ * last call: the real executor gives one per iteration and the call drains them; the simulator one for the stretch.
+ */
+function specDecodingStats(s: EngineStats, host: { specPolled: SpecTotals }): object {
+  const last = host.specPolled;
+  const d = { drafts: s.specDrafts - last.drafts, draftTokens: s.specDraftTokens - last.draftTokens, accepted: s.specAccepted - last.accepted };
+  host.specPolled = { drafts: s.specDrafts, draftTokens: s.specDraftTokens, accepted: s.specAccepted };
+  return { numDraftTokens: d.draftTokens, numAcceptedTokens: d.accepted, numRequestsWithDraftTokens: d.drafts, acceptanceLength: d.drafts > 0 ? (d.accepted + d.drafts) / d.drafts : 0, iterLatencyMS: 0, draftOverhead: 0 };
+}
+
+export function trtIterationStats(s: EngineStats, iter: number, spec?: { specPolled: SpecTotals }): object[] {
   return [
     {
+      ...(spec ? { specDecodingStats: specDecodingStats(s, spec) } : {}),
       iter,
       timestamp: new Date().toISOString(),
       numActiveRequests: s.running,

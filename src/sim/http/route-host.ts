@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResolvedSim } from '../config';
 import type { FlushHost } from './flush';
+import type { SpecTotals } from './metrics';
 
 /** One request as the route tables see it. */
 export interface RouteCall {
@@ -20,6 +21,8 @@ export interface RouteHost extends FlushHost {
   readonly devMode: boolean;
   /** /metrics calls on trtllm-serve (its iteration counter). */
   iterations: number;
+  /** trtllm-serve: the speculative-decoding counters at its last /metrics call (each call drains what came since). */
+  specPolled: SpecTotals;
   authorized(req: IncomingMessage): boolean;
   notAllowed(res: ServerResponse): void;
   generation(c: RouteCall, kind: GenerationKind): Promise<void>;

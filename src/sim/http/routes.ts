@@ -108,7 +108,7 @@ export async function trtRoutes(h: RouteHost, c: RouteCall): Promise<boolean> {
     case '/version':
       return getOnly(h, c, () => sendJson(res, 200, { version: h.config.options.engineVersion ?? h.config.framework.version }));
     case '/metrics':
-      return getOnly(h, c, () => sendJson(res, 200, trtIterationStats(h.engine.stats(), ++h.iterations)));
+      return getOnly(h, c, () => sendJson(res, 200, trtIterationStats(h.engine.stats(), ++h.iterations, h.config.settings.spec ? h : undefined)));
     case '/prometheus/metrics':
       return h.config.settings.perfMetrics ? prometheus(h, c) : false;
     default:

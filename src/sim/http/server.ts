@@ -12,6 +12,7 @@ import type { LogLevel, LogSource } from '../logfmt';
 import { requestFailure } from '../noise';
 import { pieceId, tokenPieces, tokenize, WORDS } from '../tokens';
 import type { GenerationKind, RouteCall, RouteHost } from './route-host';
+import type { SpecTotals } from './metrics';
 import { gatewayRoutes, gatewayStreamsCompletionUsage, gatewayVersion } from './gateway';
 import { handleGenerate } from './native';
 import { HttpError, isObject, readJson, sendError, sendJson, sendText } from './io';
@@ -58,6 +59,7 @@ export class SimHttp implements RouteHost {
   private readyAt = Infinity;
   /** /metrics calls on trtllm-serve (its iteration counter). */
   iterations = 0;
+  specPolled: SpecTotals = { drafts: 0, draftTokens: 0, accepted: 0 };
   private readonly pieces = new Map<number, string>();
   private readonly created = Math.floor(Date.now() / 1000);
   private readonly hooks: HttpHooks;
