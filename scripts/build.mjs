@@ -1,6 +1,9 @@
 // Bundles the entry points (extension and its run worker, language server, CLI, the on-host load client, simulator, summary panel) with esbuild into dist/.
 import { build } from 'esbuild';
-import { chmodSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
+
+// The bundles read the built-in prompt set (dataset kind builtin-text) from datasets/ beside dist/; the .vsix ships it (.vscodeignore).
+if (!existsSync('datasets/builtin-text.jsonl')) throw new Error('build: datasets/builtin-text.jsonl is missing (the builtin-text dataset the bundles read)');
 
 const watch = process.argv.includes('--watch');
 const common = {

@@ -8,8 +8,8 @@ import { listZip } from '../tools/vscode-host/unzip.js';
 
 const out = 'dist-vsix/autobench.vsix';
 // Files the manifest points at (main, the server module, schemas the yamlValidation contribution names), the run worker main forks,
-// the server's predict worker thread, the load client's worker threads, and the docs pages diagnostics and hovers link to (beside dist/, as the server looks).
-const required = ['package.json', 'dist/extension.js', 'dist/run-worker.js', 'dist/server.js', 'dist/server-predict-worker.js', 'dist/load-worker.js', 'dist/cli.js', 'schemas/cookbook-config.schema.json', 'docs/sla.md'];
+// the server's predict worker thread, the load client's worker threads, the built-in prompt set runs read (datasets/, beside dist/), and the docs pages diagnostics and hovers link to (beside dist/, as the server looks).
+const required = ['package.json', 'dist/extension.js', 'dist/run-worker.js', 'dist/server.js', 'dist/server-predict-worker.js', 'dist/load-worker.js', 'dist/cli.js', 'schemas/cookbook-config.schema.json', 'datasets/builtin-text.jsonl', 'docs/sla.md'];
 
 for (const f of ['dist/extension.js', 'dist/run-worker.js', 'dist/server.js']) {
   if (!existsSync(f)) {

@@ -189,7 +189,7 @@ function datasetOptions(values: OptionValues, datasetName: DatasetName, conventi
   const everyRow = datasetName === 'custom' || datasetName === 'mooncake';
   if (!everyRow && d.numPrompts !== undefined && d.numPrompts < 1) throw new UsageError(`--num-prompts must be >= 1 for --dataset-name ${datasetName}, got ${d.numPrompts}`);
   const ratioProblem = checkRangeRatio(d.randomRangeRatio ?? DATASET_DEFAULTS.randomRangeRatio, convention);
-  if ((datasetName === 'random' || datasetName === 'random-ids') && ratioProblem) throw new UsageError(ratioProblem);
+  if ((datasetName === 'random' || datasetName === 'random-ids' || datasetName === 'builtin-text') && ratioProblem) throw new UsageError(ratioProblem);
   const datasetPath = strOpt(values, 'dataset-path');
   if (datasetPath && !existsSync(datasetPath)) throw new UsageError(`--dataset-path ${datasetPath}: no such file; give the path of a local dataset file`);
   if (datasetPath) d.datasetPath = datasetPath;

@@ -32,11 +32,13 @@ server:
 
 dataset:
   --dataset-name D         ${DATASET_NAMES.join(', ')} (default random)
+                           builtin-text: natural-language prompts shipped with autobench (chat,
+                           code, math, summarisation) at the --random-* lengths, sent as text
   --dataset-path PATH      sharegpt JSON, custom JSONL, mooncake trace JSONL
                            (random: a ShareGPT file to recycle text from; optional)
   --num-prompts N          default 1000 (custom, mooncake: <= 0 means every row)
   --seed S                 default 42 (dataset and arrivals use separate streams)
-  --random-input-len N     default 1024;  --random-output-len N  default 1024
+  --random-input-len N     default 1024;  --random-output-len N  default 1024 (random*, builtin-text)
   --random-range-ratio R   default 0.0; SGLang convention: lengths uniform over
                            [max(floor(L*R), 1), L], so 0 gives 1..L and 1 gives L
   --range-ratio-convention C  sglang (default) or vllm: [floor(L(1-R)), ceil(L(1+R))], R < 1

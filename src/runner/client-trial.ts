@@ -38,9 +38,13 @@ export type TrialOutcome =
   | { kind: 'timeout'; result?: BenchResult }
   | { kind: 'cancelled' };
 
-/** The client settings as an `autobench bench` command line (rows record it as benchmark_command). */
-export function benchmarkCommand(s: TrialSettings, baseUrl: string, tokenizer: string, datasetKind: string, inputLen: number, outputLen: number, numPrompts: number): string {
-  const argv = ['autobench', 'bench', '--backend', s.backend, '--base-url', baseUrl, '--tokenizer', tokenizer, '--dataset-name', datasetKind, '--random-input-len', String(inputLen), '--random-output-len', String(outputLen), '--random-range-ratio', '1', '--num-prompts', String(numPrompts), '--request-rate', Number.isFinite(s.wallRate) ? String(s.wallRate) : 'inf'];
+/**
+ * The client settings as an `autobench bench` command line (rows record it as benchmark_command). `datasetFlags`
+ * (Workloads.benchFlags) replace the random-length flags for the kinds that are not per-scenario.
+ */
+export function benchmarkCommand(s: TrialSettings, baseUrl: string, tokenizer: string, datasetKind: string, inputLen: number, outputLen: number, numPrompts: number, datasetFlags?: readonly string[]): string {
+  const dataset = datasetFlags ?? ['--dataset-name', datasetKind, '--random-input-len', String(inputLen), '--random-output-len', String(outputLen), '--random-range-ratio', '1', '--num-prompts', String(numPrompts)];
+  const argv = ['autobench', 'bench', '--backend', s.backend, '--base-url', baseUrl, '--tokenizer', tokenizer, ...dataset, '--request-rate', Number.isFinite(s.wallRate) ? String(s.wallRate) : 'inf'];
   if (s.concurrency !== null) argv.push('--max-concurrency', String(s.concurrency));
   argv.push('--seed', String(s.seed), '--warmup-requests', String(s.warmupRequests), '--flush-cache');
   if (Object.keys(s.extraBody).length) argv.push('--extra-request-body', JSON.stringify(s.extraBody));

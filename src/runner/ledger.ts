@@ -46,7 +46,8 @@ export class Ledger {
     const facts = {
       command: cand ? this.scrub(cand.command) : this.scrub(p.frameworks.find((f) => f.framework === fw)?.serverCommand ?? ''),
       scenario: [sc.name, sc.inputLen, sc.outputLen],
-      workload: [b.datasetKind, b.numPrompts, b.seed, b.endpoint, b.extraBody],
+      // A dataset beyond the random-length kinds adds its file and options (the random kinds' digests stay as they were).
+      workload: ['random', 'random-ids'].includes(b.datasetKind) ? [b.datasetKind, b.numPrompts, b.seed, b.endpoint, b.extraBody] : [b.datasetKind, b.numPrompts, b.seed, b.endpoint, b.extraBody, b.dataset.path ?? null, b.dataset.options],
       sla: p.sla.limits,
       client: this.clientVersion,
     };

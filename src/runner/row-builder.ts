@@ -242,7 +242,7 @@ export interface MeasuredRowInput {
 }
 
 /** How a trial avoided prefix-cache hits from earlier trials: the server's flush route, a restart, prompts never sent before, or nothing. */
-export type CachePolicy = 'flushed' | 'restarted' | 'fresh-prompts' | 'none';
+export type CachePolicy = 'flushed' | 'restarted' | 'fresh-prompts' | 'reused-prompts' | 'none';
 
 /** A trial's row with its SLA verdict (recomputed from the metrics by the results module's rules). */
 export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: ResultRow; verdict: SlaVerdict } {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import type { FrameworkKey } from '../core/frameworks/types';
 import type { SlaLimits } from '../core/sla/limits';
+import { randomSpeculativeNote } from '../core/plan/dataset';
 import type { RunPlan } from '../core/plan/types';
 import type { RepeatsEnd } from '../core/results/report-model';
 import type { SearchStrategyRecord } from '../core/plan/strategy';
@@ -102,6 +103,19 @@ const CACHE_NOTE =
   'and the cache is flushed before each measurement where the framework has a route: SGLang and TokenSpeed /flush_cache, vLLM /reset_prefix_cache (VLLM_SERVER_DEV_MODE=1 at launch); ' +
   'TensorRT-LLM has none (fresh prompts only); servers restart between candidates and for each repeat';
 
+/** The manifest's workload: kind and why (a speculative plan that names none runs builtin-text), a file kind's file and options, prompts, seed, scenarios. */
+function workloadRecord(p: RunPlan): Record<string, unknown> {
+  const b = p.bench;
+  const d = b.dataset;
+  const why =
+    d.source === 'speculative-default'
+      ? { kind_source: 'speculative-default', kind_note: `builtin-text: the plan names no dataset.kind and candidates use speculative decoding (${d.speculative.join('; ')}); random ids understate acceptance` }
+      : { kind_source: d.source, ...(randomSpeculativeNote(d) ? { kind_note: randomSpeculativeNote(d) } : {}) };
+  const file = d.path ? { dataset_path: d.path, dataset_path_key: d.pathKey } : {};
+  const options = Object.keys(d.options).length ? { dataset_options: d.options } : {};
+  return { kind: b.datasetKind, ...why, ...file, ...options, num_prompts: b.numPrompts, seed: b.seed, endpoint: b.endpoint, range_ratio: 1, extra_request_body: b.extraBody, scenarios: p.scenarios };
+}
+
 export interface ManifestInput {
   opts: RunOptions;
   plan: RunPlan;
@@ -128,7 +142,7 @@ export function initialManifest(i: ManifestInput): Manifest {
     ...(sim ? { sim: { speed: sim.speed, seed: sim.seed, gpu: sim.gpu ?? 'auto', extra: sim.extra, bin: sim.binDir, time: 'rows report modelled time: wall-clock latencies x speed, throughputs and rates / speed' } } : {}),
     client: { name: 'autobench', version: i.clientVersion },
     tokenizer: '',
-    workload: { kind: p.bench.datasetKind, num_prompts: p.bench.numPrompts, seed: p.bench.seed, endpoint: p.bench.endpoint, range_ratio: 1, extra_request_body: p.bench.extraBody, scenarios: p.scenarios },
+    workload: workloadRecord(p),
     sla: { ...p.sla?.limits },
     tier: p.budget.tier,
     trial_plan: { fixed: p.bench.fixed, search: p.bench.search ?? null, warmup_requests: i.warmup, cache: CACHE_NOTE, launch_env: LAUNCH_ENV, saturation: `a finite rate fails when completions keep pace at less than ${100 - SATURATION_TOLERANCE * 100}% of the offered arrivals` },

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { version as clientVersion } from '../../package.json';
 import { readRunPlan } from '../core/plan/build';
+import { randomSpeculativeNote } from '../core/plan/dataset';
 import { assertRunnable, PlanError, type RunPlan } from '../core/plan/types';
 import type { ResultRow, RowStatus } from '../core/results/rows';
 import { RunDir } from './artifacts';
@@ -94,8 +95,14 @@ async function start(ctx: RunContext, prior: Manifest | undefined): Promise<void
     if (ctx.movedAside) ctx.log('warn', `${ctx.movedAside} row(s) of a changed plan were moved aside to rows.stale.jsonl and will be measured again`);
     if (prior.plan.sha256 !== ctx.manifest.plan.sha256) ctx.log('warn', 'the plan changed since this run started; trials it defines differently are measured again');
   }
-  ctx.workloads = Workloads.open(plan, ctx.opts.tokenizer, target.simulated);
+  ctx.workloads = Workloads.open(plan, ctx.opts.tokenizer, target.simulated, 1 / ctx.speed);
+  ctx.workloads.onWarn = (m) => ctx.log('warn', m);
   ctx.manifest.tokenizer = ctx.workloads.note;
+  ctx.manifest.workload = { ...ctx.manifest.workload, prompt_reuse: ctx.workloads.reused };
+  const d = plan.bench.dataset;
+  const understated = randomSpeculativeNote(d);
+  if (understated) ctx.log('warn', `dataset: ${understated}`);
+  if (d.source === 'speculative-default') ctx.log('info', `dataset: builtin-text, since the plan names no dataset.kind and ${d.speculative.length} candidate(s) use speculative decoding (${d.speculative.slice(0, 3).join('; ')}): random ids understate acceptance`);
   ctx.dir.writeText('plan.yaml', ctx.opts.planText);
   ctx.saveManifest();
   ctx.plannedTrials = countPlannedTrials(plan);

@@ -324,6 +324,16 @@ interface Attempt {
   validity: Validity | undefined;
 }
 
+/**
+ * A trial whose prompts an earlier trial of the run already sent (a dataset file too small for fresh prompts) on a
+ * server whose prefix cache was not flushed before it: its latencies are cache-biased, so it is not a verdict.
+ */
+function cacheBiased(v: Validity, result: { flushCache: string }, workload: Workload): void {
+  if (!workload.reusedRows || result.flushCache === 'ok') return;
+  v.valid = false;
+  v.reasons.push(`cache-biased: ${workload.reusedRows} of its ${workload.rows.length} prompts were sent by an earlier trial and the server's cache was not flushed (${result.flushCache}); give a larger dataset file or a smaller dataset.num_prompts`);
+}
+
 /** The client's run of a trial, lengthened until it reaches a steady state (or MAX_LENGTHEN); 'cancelled' when cancelled. */
 async function lengthened(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings: TrialSettings, set: number): Promise<Omit<Attempt, 'validity'> | 'cancelled'> {
   const speed = ctx.speed;
@@ -375,6 +385,7 @@ async function attempts(ctx: RunContext, s: ScenarioRun, ref: TrialRef, settings
     if (run === 'cancelled') return run;
     const result = 'result' in run.outcome ? run.outcome.result : undefined;
     const validity = result ? validityOf(result, settleFlush(result, logNotesSince(s.logFile, logStart, s.f.framework)), ref.rate !== 'inf' && passesSla(ctx, result, true, true, removedOf(s.server))) : undefined;
+    if (validity && result) cacheBiased(validity, result, run.workload);
     // An inverted latency is said once the validity gates pass; the last attempt stands as measured, inverted or not.
     const suspect = validity?.environmental ? validity.reasons.join('; ') : validity?.valid && result && typeof ref.rate === 'number' ? inversionOf(slaOf(ctx, result, true, true, removedOf(s.server)).checks, ref.rate, rounds) : undefined;
     if (suspect && n < MAX_REMEASURE && !ctx.aborted) {
@@ -419,10 +430,11 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
   // The row's command measures the trial again against a server started from its server command (reproduceUrl), at
   // the trial's rate in real time; the raw file also keeps the one this run executed (the simulator's wall rate, the
   // port of a server that is gone).
-  const cmd = benchmarkCommand({ ...settings, wallRate: ref.rate === 'inf' ? Infinity : ref.rate }, reproduceUrl(s), ctx.workloads.arg, b.datasetKind, s.sc.inputLen, s.sc.outputLen, workload.rows.length);
+  const flags = ctx.workloads.benchFlags(workload.rows.length);
+  const cmd = benchmarkCommand({ ...settings, wallRate: ref.rate === 'inf' ? Infinity : ref.rate }, reproduceUrl(s), ctx.workloads.arg, b.datasetKind, s.sc.inputLen, s.sc.outputLen, workload.rows.length, flags);
   if (result) {
     const note = ctx.target.simulated ? `SIMULATED engine at speed x${speed}: the times below are wall-clock; the row reports them in modelled time` : undefined;
-    const executed = benchmarkCommand(settings, placed.base_url, ctx.workloads.arg, b.datasetKind, s.sc.inputLen, s.sc.outputLen, workload.rows.length);
+    const executed = benchmarkCommand(settings, placed.base_url, ctx.workloads.arg, b.datasetKind, s.sc.inputLen, s.sc.outputLen, workload.rows.length, flags);
     ctx.dir.writeJson(rawRel, { note, trial: ref, status, reason, benchmark_command: cmd, executed_command: executed, client_placement: placed, result: rawResult(result) });
   }
   const help = ctx.fwState(fw).help?.file;
@@ -447,7 +459,7 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     // The idle forward's figures describe a measurement only when it went through the forward.
     ...(s.server.transport && placed.placement === 'forward' ? { transport: s.server.transport } : {}),
     clientPlacement: result ? { ...placed, workers: result.client.workers } : placed,
-    ...(result ? { pace: paceOf(result.records, ref.rate !== 'inf', speed), cachePolicy: result.flushCache === 'ok' ? 'flushed' : 'fresh-prompts' } : {}),
+    ...(result ? { pace: paceOf(result.records, ref.rate !== 'inf', speed), cachePolicy: result.flushCache === 'ok' ? 'flushed' : workload.reusedRows ? 'reused-prompts' : 'fresh-prompts' } : {}),
     ...(validity ? { validity } : {}),
   });
   const trial = row.trial as RowTrial & { launch_warmup_requests?: number; superseded?: boolean };

@@ -1,6 +1,6 @@
 // Speculative decoding measured per trial on the simulated engine: the server's own draft counters (vLLM's
 // spec_decode_* counters, SGLang's verify calls) read around each trial give the row's spec_decode block and its
-// accept length; natural text is accepted more often than random token ids, and a server without speculation has none.
+// accept length; the built-in text is accepted more often than random token ids, and a server without speculation has none.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -27,10 +27,10 @@ async function rowsFor(kind: string, dir: string): Promise<Array<Record<string, 
 }
 
 describe('speculative decoding measured per trial (simulated)', () => {
-  test("each speculative candidate's rows carry the server's acceptance over the trial; text beats random ids; a plain server has none", { timeout: 240_000 }, async () => {
+  test("each speculative candidate's rows carry the server's acceptance over the trial; the built-in text beats random ids; a plain server has none", { timeout: 240_000 }, async () => {
     const dir = tempDir();
     try {
-      const text = await rowsFor('random', dir);
+      const text = await rowsFor('builtin-text', dir);
       const ids = await rowsFor('random-ids', dir);
       const specOf = (rows: Array<Record<string, unknown>>, fw: string, cand: string): Spec => {
         const r = rows.find((x) => x.framework === fw && x.candidate_id === cand && x.status === 'ok');
@@ -46,7 +46,7 @@ describe('speculative decoding measured per trial (simulated)', () => {
         const i = specOf(ids, fw, 'c1');
         assert.equal(t.basis, 'server_counters');
         assert.ok(t.drafts > 0 && t.mean_accept_length > 1 && t.mean_accept_length <= 4, `${fw}: ${JSON.stringify(t)}`);
-        assert.ok(t.mean_accept_length > i.mean_accept_length + 0.2, `${fw}: text ${t.mean_accept_length} vs random ids ${i.mean_accept_length}`);
+        assert.ok(t.mean_accept_length > i.mean_accept_length + 0.5, `${fw}: text ${t.mean_accept_length} vs random ids ${i.mean_accept_length}`);
         // At 2 req/s the batch is small and memory-bound: verifying 3 more tokens costs little, so tokens come faster.
         const tpot = (rows: Array<Record<string, unknown>>, cand: string): number => (rows.find((x) => x.framework === fw && x.candidate_id === cand)?.metrics as { p50_tpot_ms: number }).p50_tpot_ms;
         assert.ok(tpot(text, 'c1') < 0.8 * tpot(text, 'baseline'), `${fw}: TPOT with speculation ${tpot(text, 'c1')} ms vs ${tpot(text, 'baseline')} ms without`);

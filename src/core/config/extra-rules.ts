@@ -1,4 +1,5 @@
 // Our checks beyond the playbook's: mistakes that pass its validator but waste a GPU run or skew a comparison.
+import { checkDatasetKind } from './dataset-rules';
 import { checkUnits } from './disagg-rules';
 import { checkObjective } from './objective-rules';
 import { frameworkSpec } from '../frameworks';
@@ -70,6 +71,7 @@ export function runExtraRules(sink: FindingSink, root: PyValue | undefined, mode
   for (const plan of plans) checkUnits(sink, plan.framework, plan.candidates.filter((c) => c.unit));
   checkRequestBody(sink, root, model);
   checkObjective(sink, root);
+  checkDatasetKind(sink, root);
   checkSecrets(sink, sink.root, []);
 }
 

@@ -1,4 +1,6 @@
 // A plan's workload and trial settings: endpoint, dataset, prompts and seed, fixed (rate, concurrency) points and the rate search.
+import { FILE_KINDS } from '../workload/dataset-keys';
+import { readPlanDataset, type DatasetContext, type PlanDataset } from './dataset';
 import { isObj, listOf, num, objAt, str, strOrNum, type Obj } from './read-json';
 import { OBJECTIVES, type BenchSettings, type CostSettings, type Endpoint, type Objective, type SearchSpec, type TrialPoint, type VerdictSettings } from './types';
 
@@ -122,26 +124,24 @@ function fixedPoints(bench: Obj, concurrencies: Array<number | null>, search: Se
   return fixed;
 }
 
-function writtenFacts(root: Obj): BenchSettings['asWritten'] {
+function writtenFacts(root: Obj, d: PlanDataset): BenchSettings['asWritten'] {
   const out: BenchSettings['asWritten'] = {};
   const endpoint = strOrNum(objAt(root.benchmark).endpoint);
   if (endpoint) out.endpoint = endpoint;
   if (isObj(root.dataset)) {
-    out.datasetKind = strOrNum(root.dataset.kind) ?? 'random';
+    // A kind the plan leaves out is the one the run uses (builtin-text for speculative candidates, else random).
+    out.datasetKind = strOrNum(root.dataset.kind) ?? d.kind;
     const n = num(root.dataset.num_prompts);
     if (n !== undefined) out.numPrompts = n;
   }
   return out;
 }
 
-/** Reads benchmark and dataset; what the runner cannot do goes to `problems`. */
-export function readBench(root: Obj, problems: string[]): BenchSettings {
+/** Reads benchmark and dataset (`ctx`: the plan's folder and its speculative candidates); what the runner cannot do goes to `problems`. */
+export function readBench(root: Obj, problems: string[], ctx: DatasetContext = { planDir: process.cwd(), speculative: [] }): BenchSettings {
   const bench = objAt(root.benchmark);
   const dataset = objAt(root.dataset);
-  const kind = dataset.kind ?? 'random';
-  if (kind !== 'random' && kind !== 'random-ids') {
-    problems.push(`dataset.kind ${JSON.stringify(kind)}: the runner builds random and random-ids workloads; other datasets run with 'autobench bench'`);
-  }
+  const d = readPlanDataset(root, ctx, problems);
   const endpoint = (bench.endpoint ?? '/v1/completions') as Endpoint;
   if (!ENDPOINTS.includes(endpoint)) problems.push(`benchmark.endpoint ${JSON.stringify(endpoint)} is not one of /v1/completions, /v1/chat/completions, /generate`);
   const numPrompts = num(dataset.num_prompts) ?? DEFAULT_NUM_PROMPTS;
@@ -151,9 +151,10 @@ export function readBench(root: Obj, problems: string[]): BenchSettings {
   return {
     endpoint,
     backend: str(bench.backend),
-    datasetKind: kind === 'random-ids' ? 'random-ids' : 'random',
-    asWritten: writtenFacts(root),
-    canonicalJsonl: str(dataset.canonical_jsonl),
+    datasetKind: d.kind,
+    dataset: d,
+    asWritten: writtenFacts(root, d),
+    canonicalJsonl: str(dataset.canonical_jsonl) ?? (FILE_KINDS.includes(d.kind) ? str(dataset.path) : undefined),
     numPrompts,
     seed: num(dataset.seed) ?? num(bench.seed) ?? DEFAULT_SEED,
     extraBody: objAt(bench.extra_request_body),

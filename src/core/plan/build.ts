@@ -9,6 +9,7 @@ import { FRAMEWORKS } from '../frameworks/types';
 import { toJson } from '../py/value';
 import { readSlaLimits, withRunDefaults } from '../sla/limits';
 import { readBench } from './bench';
+import { planDirOf, runScenarios, speculativeCandidates } from './dataset';
 import { planFrameworkEntry } from './frameworks';
 import { isObj, num, objAt, str, strOrNum, type Obj } from './read-json';
 import { literalSecretLines, readPlanSecrets } from './secrets';
@@ -93,7 +94,8 @@ export function readRunPlan(src: PlanSource, o: ReadPlanOptions = {}): RunPlan {
   const root = objAt(rootValue);
   const problems = runProblems(check, rootValue, o);
   if (source.kind === 'dir' && source.from === 'explicit' && loaded.problem) problems.push(`--help-dir: ${loaded.problem}`);
-  const bench = readBench(root, problems);
+  const planDir = planDirOf(src.path);
+  const bench = readBench(root, problems, { planDir, speculative: speculativeCandidates(check, planDir) });
   if (check.model.scenarios.length === 0 && problems.length === 0) problems.push('dataset: no scenarios');
   if (!check.model.modelName) problems.push('model.name must be set');
   const search = objAt(root.search);
@@ -114,7 +116,7 @@ export function readRunPlan(src: PlanSource, o: ReadPlanOptions = {}): RunPlan {
     snapshots: { flags: loaded.flags ?? {}, source, note: loaded.note, ...(loaded.problem ? { problem: loaded.problem } : {}) },
     model: check.model.modelName ?? '',
     tokenizer: str(benchObj.tokenizer) ?? str(objAt(root.model).tokenizer),
-    scenarios: check.model.scenarios,
+    scenarios: runScenarios(check.model.scenarios, bench.dataset, root),
     frameworks: isObj(rootValue) ? check.model.frameworks.map((sec) => planFrameworkEntry(check, sec, root, choice)) : [],
     bench,
     sla: withRunDefaults(isObj(slaBlock) ? readSlaLimits(slaBlock) : undefined),

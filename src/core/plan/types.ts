@@ -1,4 +1,5 @@
 // The run plan: a checked config read once into what a run does — frameworks and their candidates, scenarios, workload, trials, SLA, snapshots, budget and target settings.
+import type { PlanDataset } from './dataset';
 import type { PlanSecrets } from './secrets';
 import type { PlanSlurm } from './slurm';
 import type { Candidate } from '../candidates/candidate';
@@ -9,6 +10,7 @@ import type { SnapshotFlags } from '../config/known-flags';
 import type { SnapshotSource } from '../config/snapshot-source';
 import type { ParsedYaml } from '../config/yaml-doc';
 import type { FrameworkKey } from '../frameworks/types';
+import type { DatasetName } from '../workload/options';
 import type { SlaReading } from '../sla/limits';
 
 export type Tier = 1 | 2 | 3;
@@ -87,9 +89,13 @@ export interface BenchSettings {
   endpoint: Endpoint;
   /** `benchmark.backend` as written (the request format follows the endpoint). */
   backend: string | undefined;
-  datasetKind: 'random' | 'random-ids';
-  /** What the plan itself wrote (before defaults), for the report: endpoint, dataset kind (random when a dataset mapping names none), num_prompts. */
+  /** The kind the run builds (dataset.kind; builtin-text or random when it names none: `dataset.source` says which). */
+  datasetKind: DatasetName;
+  /** The dataset as the run reads it: kind and why, a file kind's file, the kind's options (plan/dataset.ts). */
+  dataset: PlanDataset;
+  /** What the plan itself wrote, for the report: endpoint, dataset kind (the run's kind when a dataset mapping names none), num_prompts. */
   asWritten: { endpoint?: string; datasetKind?: string; numPrompts?: number };
+  /** dataset.canonical_jsonl, else a file kind's dataset.path, as written. */
   canonicalJsonl: string | undefined;
   numPrompts: number;
   seed: number;

@@ -1,4 +1,5 @@
 // Builds a Workload from dataset options: picks the dataset, checks prompt lengths by re-encoding within a budget, and summarises lengths per scenario.
+import { buildBuiltinText } from './builtin-text';
 import { buildCustom } from './custom';
 import type { BuildContext } from './context';
 import { buildGsp } from './gsp';
@@ -24,7 +25,7 @@ export function subSeed(seed: number, stream: 'dataset' | 'arrivals'): number {
 
 export function buildWorkload(partial: Partial<DatasetOptions> & { datasetName: DatasetName }, tokenizer: TokenizerLike): Workload {
   const opts: DatasetOptions = { ...DATASET_DEFAULTS, ...partial };
-  if (opts.datasetName === 'random' || opts.datasetName === 'random-ids') {
+  if (opts.datasetName === 'random' || opts.datasetName === 'random-ids' || opts.datasetName === 'builtin-text') {
     const bad = checkRangeRatio(opts.randomRangeRatio, opts.rangeRatioConvention);
     if (bad) throw new Error(bad);
   }
@@ -40,6 +41,10 @@ export function buildWorkload(partial: Partial<DatasetOptions> & { datasetName: 
     case 'random-ids':
       rows = buildRandomIds(ctx);
       check = 'target';
+      break;
+    case 'builtin-text':
+      rows = buildBuiltinText(ctx);
+      check = 'constructed';
       break;
     case 'sharegpt':
       rows = buildShareGpt(ctx);

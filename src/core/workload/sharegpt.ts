@@ -38,7 +38,7 @@ export function readShareGptPairs(path: string): ShareGptPair[] {
 /**
  * SGLang's filters: drop rows whose prompt or reply is under 2 tokens, and (with
  * --sharegpt-context-len) rows whose prompt + output exceed it. No upper cap otherwise.
- * --sharegpt-output-len (>= 4) replaces the reply's length.
+ * --sharegpt-output-len (>= 4) replaces the reply's length. num-prompts <= 0 keeps every row (the runner's pool).
  */
 export function buildShareGpt(ctx: BuildContext): WorkloadRow[] {
   const { opts, tokenizer, rng } = ctx;
@@ -49,7 +49,7 @@ export function buildShareGpt(ctx: BuildContext): WorkloadRow[] {
   let tooShort = 0;
   let tooLong = 0;
   for (const pair of pairs) {
-    if (rows.length >= opts.numPrompts) break;
+    if (opts.numPrompts > 0 && rows.length >= opts.numPrompts) break;
     const prompt = finishText(ctx, pair.prompt);
     const promptLen = tokenizer.encode(prompt, true).length;
     const outputLen = opts.sharegptOutputLen ?? tokenizer.encode(pair.completion, true).length;

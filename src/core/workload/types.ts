@@ -33,7 +33,7 @@ export interface WorkloadRow {
 }
 
 export interface Workload {
-  /** Dataset name as the CLI knows it (random, random-ids, sharegpt, custom, generated-shared-prefix, mooncake). */
+  /** Dataset name as the CLI knows it (random, random-ids, builtin-text, sharegpt, custom, generated-shared-prefix, mooncake). */
   name: string;
   rows: WorkloadRow[];
   /** Lines for the user: conventions applied, rows dropped and why, how lengths were checked. */
@@ -42,4 +42,6 @@ export interface Workload {
   promptLenCheck: 'exact' | 'constructed' | 'target';
   /** True when the rows carry their own arrival times (trace replay). */
   timed: boolean;
+  /** A run's file dataset too small for fresh prompts: this many rows were sent before in the run (a server without a cache flush sees cached prompts). */
+  reusedRows?: number;
 }

@@ -1,5 +1,7 @@
 // The workload facts: model, dataset kind, each scenario's lengths, prompts, dataset path, endpoint,
 // traffic settings and load clients, from the run facts first and then the rows.
+import { commandSpeculative, speculativeKey } from '../../frameworks/speculative';
+import { pyGet } from '../../py/ops';
 import type { RunFacts } from '../run-facts';
 import { scenarioLengths } from '../handoff';
 import type { Fact } from '../report-model';
@@ -17,6 +19,29 @@ export interface WorkloadSection {
 function lengthsText(work: readonly Work[], runFacts: RunFacts | undefined, sc: string): string {
   const l = scenarioLengths(work.filter((w) => w.scenario === sc).map((w) => w.row), runFacts?.scenarios.find((s) => s.name === sc));
   return l.kind === 'exact' ? `${l.inputLen} → ${l.outputLen} tokens` : l.kind === 'buckets' ? `input p50 ${l.inputP50} / p95 ${l.inputP95}, output p50 ${l.outputP50} / p95 ${l.outputP95} tokens` : 'lengths not recorded';
+}
+
+/** Random-id and random-word prompts make a draft model guess worse than text does (vLLM #52536). */
+const RANDOM_KINDS = new Set(['random', 'random-ids']);
+
+/** Candidates whose rows set a speculative decoding flag (server_flags, else the server command), as `framework id`. */
+export function speculativeRows(work: readonly Work[]): string[] {
+  return distinct(
+    work.map((w) => {
+      const flags = pyGet(w.row, 'server_flags');
+      const on = (flags instanceof Map && speculativeKey(flags)) || commandSpeculative(strAt(w.row, 'server_command'));
+      return on ? `${w.framework} ${strAt(w.row, 'candidate_id')}`.trim() : '';
+    }),
+  );
+}
+
+/** The stated caveat for a random workload measured on speculative candidates, or undefined. */
+export function speculativeCaveat(kinds: readonly string[], work: readonly Work[]): string | undefined {
+  const random = kinds.filter((k) => RANDOM_KINDS.has(k));
+  const spec = speculativeRows(work);
+  if (!random.length || !spec.length) return undefined;
+  const list = spec.slice(0, 4).join(', ') + (spec.length > 4 ? `, … (${spec.length})` : '');
+  return `${random.join(', ')} prompts understate speculative decoding acceptance (random tokens are hard for a draft to guess), so ${list} read lower than on real text; measure them with dataset.kind builtin-text or your own prompts.`;
 }
 
 function trafficText(work: readonly Work[]): string {
@@ -39,6 +64,8 @@ export function workloadSection(work: readonly Work[], runFacts: RunFacts | unde
   add('Model', models);
   const kinds = manifestThenRows(runFacts?.datasetKind, work, 'workload.kind');
   add('Dataset kind', kinds);
+  const caveat = speculativeCaveat(kinds, work);
+  if (caveat) facts.push({ label: 'Speculative decoding', value: caveat });
   for (const sc of scenarios) facts.push({ label: `Scenario ${sc}`, value: lengthsText(work, runFacts, sc) });
   add('Prompts per measurement', manifestThenRows(runFacts?.numPrompts !== undefined ? String(runFacts.numPrompts) : undefined, work, 'workload.num_prompts'));
   add('Dataset path', manifestThenRows(runFacts?.canonicalJsonl, work, 'workload.dataset_path'));
