@@ -3,9 +3,11 @@
 // decode, kept for the runner at `GET /autobench/sim/pd-split?after=N`. The router's own hops are wall time, which the
 // runner's TTFT floor accounts for; they are not in the split.
 import { Transform, type TransformCallback } from 'node:stream';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { sendJson } from './http/io';
+import { sendJson, SIM_HEADER } from './http/io';
+import { TIMING_HEADER } from './http/ttft-report';
+import type { Upstream } from './pd-legs';
 
 export const PD_SPLIT_PATH = '/autobench/sim/pd-split';
 
@@ -121,4 +123,24 @@ export class TimingTap extends Transform {
     this.buf += this.text.end();
     done(null, this.buf ? this.pass(this.buf) : undefined);
   }
+}
+
+/**
+ * The decode leg's answer relayed to the client, labelled simulated. A client that asked for modelled times (the
+ * TTFT-floor probe) reads its arrival in the decode worker's clock moved back by the prefill leg's modelled time, so
+ * first token - arrival is the unit's modelled TTFT; each request's split goes to `onSplit`.
+ */
+export function relayDecodeLeg(req: IncomingMessage, res: ServerResponse, dec: Upstream, prefill: LegTiming | undefined, onSplit: (split: PdSplit) => void): void {
+  const headers: Record<string, string> = { [SIM_HEADER]: 'true' };
+  for (const k of ['content-type', 'cache-control']) if (typeof dec.headers[k] === 'string') headers[k] = dec.headers[k];
+  const clientTiming = req.headers[TIMING_HEADER] === '1';
+  const arrival = Number(dec.headers['x-autobench-sim-arrival']);
+  if (clientTiming && prefill && Number.isFinite(arrival)) headers['x-autobench-sim-arrival'] = String(arrival - (prefill.first_token - prefill.arrival));
+  res.writeHead(dec.status, headers);
+  res.flushHeaders();
+  const tap = new TimingTap(String(dec.headers['content-type'] ?? '').includes('event-stream'), !clientTiming, (decode) => {
+    const split = prefill && splitOf(prefill, decode);
+    if (split) onSplit(split);
+  });
+  dec.res.pipe(tap).pipe(res);
 }

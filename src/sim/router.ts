@@ -8,7 +8,7 @@ import { extractSimOptions, SimOptionError } from './options';
 import { HttpError, readJson, sendJson, SIM_HEADER } from './http/io';
 import { noteTtfts, sendTtfts, TIMING_HEADER, TTFTS_PATH } from './http/ttft-report';
 import { ENERGY_PATH, type EnergyReading } from './power';
-import { PD_SPLIT_PATH, SplitAccount, splitOf, TimingTap, timingIn } from './pd-timing';
+import { PD_SPLIT_PATH, relayDecodeLeg, SplitAccount, timingIn } from './pd-timing';
 import { getText as get, healthy, portMap, postLeg as post, readAll } from './pd-legs';
 
 export type RouterKind = 'sglang' | 'vllm';
@@ -247,22 +247,10 @@ class RouterState {
     }
     const prefill = timingIn(preText);
     const dec = await post(d.url, path, decodeBody(this.kind, body, p, room), abort.signal);
-    const headers: Record<string, string> = { [SIM_HEADER]: 'true' };
-    for (const k of ['content-type', 'cache-control']) if (typeof dec.headers[k] === 'string') headers[k] = dec.headers[k];
-    // A client that asked for modelled times (the TTFT-floor probe) reads its arrival in the decode worker's clock,
-    // moved back by the prefill leg's modelled time, so first token - arrival is the unit's modelled TTFT.
-    const clientTiming = req.headers[TIMING_HEADER] === '1';
-    const arrival = Number(dec.headers['x-autobench-sim-arrival']);
-    if (clientTiming && prefill && Number.isFinite(arrival)) headers['x-autobench-sim-arrival'] = String(arrival - (prefill.first_token - prefill.arrival));
-    res.writeHead(dec.status, headers);
-    res.flushHeaders();
-    const tap = new TimingTap(String(dec.headers['content-type'] ?? '').includes('event-stream'), !clientTiming, (decode) => {
-      const split = prefill && splitOf(prefill, decode);
-      if (!split) return;
+    relayDecodeLeg(req, res, dec, prefill, (split) => {
       this.splits.note(split);
       noteTtfts(this, [{ request: { arrivalAt: 0, firstAt: split.ttft_ms / 1000 } }]);
     });
-    dec.res.pipe(tap).pipe(res);
   }
 }
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { HttpError, readJson, sendJson, SIM_HEADER } from './http/io';
 import { noteTtfts, sendTtfts, TIMING_HEADER, TTFTS_PATH } from './http/ttft-report';
 import { ENERGY_PATH, type EnergyReading } from './power';
-import { PD_SPLIT_PATH, SplitAccount, splitOf, TimingTap, timingIn, type LegTiming } from './pd-timing';
+import { PD_SPLIT_PATH, relayDecodeLeg, SplitAccount, timingIn, type LegTiming } from './pd-timing';
 import { getText, healthy, portMap, postLeg, readAll, type Upstream } from './pd-legs';
 import { FRONT_END_VERSION, FrontEndConfigError, type FrontEndArgs, type FrontRole } from './trtllm-front-config';
 
@@ -176,20 +176,10 @@ class FrontState {
     g.inFlight++;
     res.on('close', () => g.inFlight--);
     const dec = await this.leg(g, path, body, signal);
-    const headers: Record<string, string> = { [SIM_HEADER]: 'true' };
-    for (const k of ['content-type', 'cache-control']) if (typeof dec.headers[k] === 'string') headers[k] = dec.headers[k];
-    const clientTiming = req.headers[TIMING_HEADER] === '1';
-    const arrival = Number(dec.headers['x-autobench-sim-arrival']);
-    if (clientTiming && prefill && Number.isFinite(arrival)) headers['x-autobench-sim-arrival'] = String(arrival - (prefill.first_token - prefill.arrival));
-    res.writeHead(dec.status, headers);
-    res.flushHeaders();
-    const tap = new TimingTap(String(dec.headers['content-type'] ?? '').includes('event-stream'), !clientTiming, (decode) => {
-      const split = prefill && splitOf(prefill, decode);
-      if (!split) return;
+    relayDecodeLeg(req, res, dec, prefill, (split) => {
       this.splits.note(split);
       noteTtfts(this, [{ request: { arrivalAt: 0, firstAt: split.ttft_ms / 1000 } }]);
     });
-    dec.res.pipe(tap).pipe(res);
   }
 }
 
