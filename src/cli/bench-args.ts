@@ -19,7 +19,7 @@ const VALUE_OPTS = [
   'temperature', 'top-p', 'chat-max-tokens-field', 'dataset-name', 'dataset-path', 'num-prompts', 'seed', 'random-input-len',
   'random-output-len', 'random-range-ratio', 'range-ratio-convention', 'sharegpt-output-len', 'sharegpt-context-len',
   'gsp-num-groups', 'gsp-prompts-per-group', 'gsp-system-prompt-len', 'gsp-question-len', 'gsp-output-len', 'gsp-range-ratio',
-  'gsp-num-turns', 'mooncake-slowdown-factor', 'mooncake-num-rounds', 'prompt-suffix', 'verify-budget-tokens', 'request-rate',
+  'gsp-num-turns', 'gsp-turn-delay-ms', 'gsp-turn-delay-cv', 'mooncake-slowdown-factor', 'mooncake-num-rounds', 'prompt-suffix', 'verify-budget-tokens', 'request-rate',
   'burstiness', 'max-concurrency', 'warmup-requests', 'request-timeout', 'ready-check-timeout-sec', 'output-file', 'tag',
   'workers',
 ] as const;
@@ -174,6 +174,8 @@ const DATASET_NUMBERS: Array<[keyof DatasetOptions, string, NumRule]> = [
   ['gspOutputLen', 'gsp-output-len', { int: true, min: 1 }],
   ['gspRangeRatio', 'gsp-range-ratio', { min: 0 }],
   ['gspNumTurns', 'gsp-num-turns', { int: true, min: 1 }],
+  ['gspTurnDelayMs', 'gsp-turn-delay-ms', { min: 0 }],
+  ['gspTurnDelayCv', 'gsp-turn-delay-cv', { min: 0 }],
   ['mooncakeSlowdownFactor', 'mooncake-slowdown-factor', { min: 0 }],
   ['mooncakeNumRounds', 'mooncake-num-rounds', { int: true, min: 1 }],
   ['verifyBudgetTokens', 'verify-budget-tokens', { int: true, min: 0 }],

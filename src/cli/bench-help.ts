@@ -46,6 +46,8 @@ dataset:
   --gsp-num-groups N (64) --gsp-prompts-per-group N (16) --gsp-system-prompt-len N (2048)
   --gsp-question-len N (128) --gsp-output-len N (256) --gsp-range-ratio R (1.0)
   --gsp-num-turns N (1) --gsp-ordered --gsp-send-routing-key
+  --gsp-turn-delay-ms MS (0)  mean think time before each later turn, after the previous answer;
+                           --gsp-turn-delay-cv CV (1): 0 fixed, else lognormal with that spread
   --mooncake-slowdown-factor F (1.0) --mooncake-num-rounds N (1)
   --apply-chat-template    render text prompts through the chat template
   --prompt-suffix S        appended to every prompt

@@ -145,6 +145,8 @@ export class MeasureLoop {
   private started = 0;
   private aborted = false;
   private settled = false;
+  /** Conversations waiting out a think time before their next turn (each holds its slot). */
+  private readonly thinking = new Set<() => void>();
   /** Set when run() starts; arrival and start times count from it. */
   private t0 = 0;
   /** Set by run(): stops the timers and settles the result. */
@@ -207,7 +209,10 @@ export class MeasureLoop {
     }, Math.max(0, due - (performance.now() - this.t0)));
   }
 
-  /** Sends the conversation's next turn in the same slot (history, the reply, the next question); false when it has none. */
+  /**
+   * Sends the conversation's next turn in the same slot (history, the reply, the next question), after its think time
+   * when the row has one (the turn's arrival is when it was due, so its start shows any lateness); false when it has none.
+   */
   private nextTurn(p: Pending, rec: RequestRecord): boolean {
     const turns = p.row.turns;
     if (!(rec.success && turns && p.turn < turns.length && !this.aborted)) return false;
@@ -215,8 +220,43 @@ export class MeasureLoop {
     const messages: ChatMessage[] = [...history, { role: 'assistant', content: rec.generatedText }, { role: 'user', content: turns[p.turn] as string }];
     const promptLen = p.promptLen + rec.outputTokens + (p.row.turnLens?.[p.turn] ?? 0);
     const { body, asked } = encode(this.ctx.api.kind, buildBody(this.ctx.api.kind, p.row, this.ctx.bodyOpts, messages));
-    this.send({ row: p.row, index: p.index, turn: p.turn + 1, arrivalMs: performance.now() - this.t0, body, asked, promptLen, messages });
+    const think = p.row.thinkMs?.[p.turn] ?? 0;
+    const due = performance.now() - this.t0 + think;
+    const next: Pending = { row: p.row, index: p.index, turn: p.turn + 1, arrivalMs: due, body, asked, promptLen, messages };
+    if (think <= 0) this.send(next);
+    else this.thinkThenSend(next, due);
     return true;
+  }
+
+  /**
+   * A turn waits out its think time holding its slot; a cancel meanwhile ends the conversation. Node's timers round to
+   * whole ms and may fire early: the turn is sent only once its due time has come (checked again on the next turn of
+   * the event loop until then).
+   */
+  private thinkThenSend(p: Pending, due: number): void {
+    const left = due - (performance.now() - this.t0);
+    const wake = (): void => {
+      this.thinking.delete(cancel);
+      if (this.aborted) return this.endThinking();
+      if (due - (performance.now() - this.t0) > 0.02) return this.thinkThenSend(p, due);
+      this.send(p);
+    };
+    // Whole ms by timer, the last fraction by immediates (a 0 ms timer waits about 1 ms).
+    let cancel: () => void;
+    if (left >= 1) {
+      const t = setTimeout(wake, Math.floor(left));
+      cancel = () => clearTimeout(t);
+    } else {
+      const t = setImmediate(wake);
+      cancel = () => clearImmediate(t);
+    }
+    this.thinking.add(cancel);
+  }
+
+  /** A conversation that was thinking when the run was cancelled: its slot is freed, and the run settles once nothing is left. */
+  private endThinking(): void {
+    this.active--;
+    if (this.inflight.size === 0 && this.thinking.size === 0) this.settle();
   }
 
   /** A request is over: count it, continue its conversation, or free its slot. */
@@ -231,7 +271,7 @@ export class MeasureLoop {
     this.active--;
     this.source.release();
     if (this.aborted) {
-      if (this.inflight.size === 0) this.settle();
+      if (this.inflight.size === 0 && this.thinking.size === 0) this.settle();
       return;
     }
     this.pump();
@@ -253,6 +293,9 @@ export class MeasureLoop {
     if (this.aborted) return;
     this.aborted = true;
     if (this.timer) clearTimeout(this.timer);
+    for (const cancel of this.thinking) cancel();
+    this.active -= this.thinking.size;
+    this.thinking.clear();
     for (const ex of this.inflight) ex.abort(new RequestError('aborted', 'the run was cancelled'));
     if (this.inflight.size === 0) this.settle();
   }

@@ -3,6 +3,7 @@ import { appendFileSync } from 'node:fs';
 import { lengthDistribution } from '../core/workload/stats';
 import type { BenchMetrics, LatencyStats } from './metrics';
 import type { BenchResult } from './types';
+import type { SessionStats } from './sessions';
 
 export interface RunDescription {
   tag?: string;
@@ -143,6 +144,7 @@ export function resultJson(r: BenchResult, d: RunDescription, opts: { details?: 
     output_tokens_source: m.outputTokensSource,
     errors_by_kind: m.errors,
     prompt_len_check: d.promptLenCheck ?? null,
+    sessions: r.sessions ? sessionsJson(r.sessions) : null,
     lengths: r.lengths,
     steady: {
       start_s: m.steady.startS,
@@ -277,3 +279,15 @@ export function toRowWorkload(r: BenchResult, d: { datasetName: string; datasetP
     backend: r.backend,
   };
 }
+
+/** A multi-turn run's per-turn and per-session figures (snake_case, as the result file's other keys). */
+function sessionsJson(s: SessionStats): Record<string, unknown> {
+  return {
+    sessions: s.sessions,
+    completed_sessions: s.completed,
+    good_sessions: s.good,
+    session_goodput: s.sessionGoodput,
+    turns: s.turns.map((t) => ({ turn: t.turn, requests: t.requests, p50_ttft_ms: t.p50TtftMs, cache_hit_fraction: t.cacheHitFraction, p99_late_ms: t.p99LateMs })),
+  };
+}
+

@@ -14,6 +14,7 @@ import { isLoopbackOrigin } from './setup';
 import { computeMetrics } from './metrics';
 import type { RequestRecord } from './record';
 import type { BenchHooks, BenchOptions, BenchResult } from './types';
+import { sessionStats } from './sessions';
 
 const WARMUP_OUTPUT_CAP = 32;
 
@@ -105,6 +106,7 @@ export async function runBenchmark(workload: Workload, options: BenchOptions, ho
     countMissingTokens(warmup, options.tokenizer);
     if (!options.keepTexts) for (const r of m.records) if (!(options.keepUncountedTexts && r.success && r.outputTokensSource === 'stream')) r.generatedText = '';
     const metrics = computeMetrics(m.records, m.durationMs, options.goodput);
+    const sessions = sessionStats(m.records, m.durationMs, options.goodput);
     const okRecords = m.records.filter((r) => r.success);
     // Chunks that carried several tokens without a running count: ITL can only be per chunk there.
     const multi = okRecords.filter((r) => r.outputTokensSource === 'usage' && r.chunks > 1 && r.streamTokens < r.outputTokens).length;
@@ -123,6 +125,7 @@ export async function runBenchmark(workload: Workload, options: BenchOptions, ho
       burstiness,
       maxConcurrency,
       flushCache: flush,
+      ...(sessions ? { sessions } : {}),
       serverInfo: info,
       client: m.client,
       aborted: m.aborted,

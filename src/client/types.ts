@@ -5,6 +5,7 @@ import type { WorkloadRow } from '../core/workload/types';
 import type { Backend } from './backends';
 import type { BenchMetrics, GoodputSlo } from './metrics';
 import type { RequestRecord } from './record';
+import type { SessionStats } from './sessions';
 
 export interface BenchOptions {
   backend: Backend;
@@ -137,4 +138,6 @@ export interface BenchResult {
   notes: string[];
   /** Dataset lengths per scenario (requested), and measured (prompt as counted, output as generated). */
   lengths: { requested: ScenarioLengths[]; measured: ScenarioLengths[] };
+  /** Multi-turn runs: per turn and per session (sessions.ts); absent when no row had a later turn. */
+  sessions?: SessionStats;
 }

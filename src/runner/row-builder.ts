@@ -21,6 +21,7 @@ import type { PdSplitBlock } from './pd-split';
 import type { PdMetricsBlock } from './pd-metrics';
 import type { SpecDecodeBlock } from './spec-metrics';
 import type { EnergyBlock } from './energy';
+import type { SessionStats } from '../client/sessions';
 
 /** What every row of a run shares. */
 export interface RowContext {
@@ -159,6 +160,16 @@ function stats(out: Record<string, number | null>, name: string, s: LatencyStats
  * The row's metrics block from the client's metrics (scaled to modelled time on the simulator); `ttftRemovedMs`: the
  * sped-up simulator's TTFT floor (ttft-floor.ts), taken off TTFT and E2E (which contains it), not TPOT or ITL.
  */
+/** A multi-turn trial's sessions: per turn its p50 TTFT (modelled time, less the floor), cache hits and send lateness (wall). */
+export function sessionsBlock(s: SessionStats, speed: number, ttftRemovedMs = 0): Record<string, unknown> {
+  const { t } = scaler(speed);
+  return {
+    sessions: s.sessions,
+    completed_sessions: s.completed,
+    turns: s.turns.map((x) => ({ turn: x.turn, requests: x.requests, p50_ttft_ms: less(t(x.p50TtftMs), ttftRemovedMs), cache_hit_fraction: x.cacheHitFraction, p99_late_ms: x.p99LateMs })),
+  };
+}
+
 export function metricsBlock(m: BenchMetrics, speed: number, ttftRemovedMs = 0): Record<string, number | null> {
   const { t, r } = scaler(speed);
   const out: Record<string, number | null> = {
@@ -233,6 +244,8 @@ export interface MeasuredRowInput {
   ttftFloor?: TtftFloor;
   /** A simulated P/D unit: the router's split of the trial's modelled TTFTs, recorded as `pd_split`. */
   pdSplit?: PdSplitBlock;
+  /** A multi-turn workload: per-turn figures of the trial (client sessions.ts), recorded as `sessions`. */
+  sessions?: SessionStats;
   /** Speculative decoding: the server's draft counters over the trial, recorded as `spec_decode` (and metrics.accept_length). */
   specDecode?: SpecDecodeBlock;
   /** A P/D unit: its workers' stage means over the trial from their own /metrics, recorded as `pd_metrics`. */
@@ -264,6 +277,7 @@ export function measuredRow(ctx: RowContext, i: MeasuredRowInput): { row: Result
   if (i.pdMetrics) Object.assign(row, { pd_metrics: i.pdMetrics });
   if (i.energy) Object.assign(row, { energy: i.energy });
   if (i.metrics) row.metrics = metricsBlock(i.metrics, speed, removed);
+  if (i.sessions) Object.assign(row, { sessions: sessionsBlock(i.sessions, speed, removed) });
   if (row.metrics && i.pace) Object.assign(row.metrics, { offered_request_rate: i.pace.offered, completion_request_rate: i.pace.kept });
   if (i.specDecode) {
     Object.assign(row, { spec_decode: i.specDecode });

@@ -455,6 +455,7 @@ export async function measure(ctx: RunContext, s: ScenarioRun, ref: TrialRef, wa
     ...(pdSplitOf(s.server) ? { pdSplit: pdSplitOf(s.server) } : {}),
     ...(pdMetricsOf(s.server) ? { pdMetrics: pdMetricsOf(s.server) } : {}),
     ...(specDecodeOf(s.server) ? { specDecode: specDecodeOf(s.server) } : {}),
+    ...(result?.sessions ? { sessions: result.sessions } : {}),
     ...(energyOf(s.server) ? { energy: energyOf(s.server) } : {}),
     // The idle forward's figures describe a measurement only when it went through the forward.
     ...(s.server.transport && placed.placement === 'forward' ? { transport: s.server.transport } : {}),

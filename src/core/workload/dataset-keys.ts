@@ -35,6 +35,8 @@ export const OPTION_KEYS: Readonly<Record<OptionGroup, Readonly<Record<string, O
     output_len: { opt: 'gspOutputLen', type: 'int', min: 1 },
     range_ratio: { opt: 'gspRangeRatio', type: 'number', min: 0 },
     num_turns: { opt: 'gspNumTurns', type: 'int', min: 1 },
+    turn_delay_ms: { opt: 'gspTurnDelayMs', type: 'number', min: 0 },
+    turn_delay_cv: { opt: 'gspTurnDelayCv', type: 'number', min: 0 },
     ordered: { opt: 'gspOrdered', type: 'bool' },
     send_routing_key: { opt: 'gspSendRoutingKey', type: 'bool' },
   },

@@ -23,6 +23,9 @@ export interface DatasetOptions {
   gspOutputLen: number;
   gspRangeRatio: number;
   gspNumTurns: number;
+  /** Mean think time before each later turn (ms; 0: none), and its coefficient of variation (0: fixed; lognormal draws otherwise). */
+  gspTurnDelayMs: number;
+  gspTurnDelayCv: number;
   gspOrdered: boolean;
   gspSendRoutingKey: boolean;
   mooncakeSlowdownFactor: number;
@@ -50,6 +53,8 @@ export const DATASET_DEFAULTS: Omit<DatasetOptions, 'datasetName'> = {
   gspOutputLen: 256,
   gspRangeRatio: 1.0,
   gspNumTurns: 1,
+  gspTurnDelayMs: 0,
+  gspTurnDelayCv: 1,
   gspOrdered: false,
   gspSendRoutingKey: false,
   mooncakeSlowdownFactor: 1.0,

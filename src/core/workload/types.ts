@@ -26,6 +26,8 @@ export interface WorkloadRow {
   turns?: string[];
   /** Token counts of `turns` (for the prompt length of later turns). */
   turnLens?: number[];
+  /** Think time before each of `turns` (ms after the previous turn's answer ended). */
+  thinkMs?: number[];
   /** Trace replay: when this request is due, in ms after the first one. */
   arrivalMs?: number;
   /** Extra HTTP headers for this request (e.g. a routing key). */
