@@ -49,6 +49,8 @@ dataset:
   --gsp-turn-delay-ms MS (0)  mean think time before each later turn, after the previous answer;
                            --gsp-turn-delay-cv CV (1): 0 fixed, else lognormal with that spread
   --mooncake-slowdown-factor F (1.0) --mooncake-num-rounds N (1)
+                           a trace with session_id/delay fields replays each session as a
+                           conversation (chat backend), later turns after their delay
   --apply-chat-template    render text prompts through the chat template
   --prompt-suffix S        appended to every prompt
   --verify-budget-tokens N re-encode up to N prompt tokens to check lengths (20000)

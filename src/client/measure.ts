@@ -219,7 +219,8 @@ export class MeasureLoop {
     const history = p.messages ?? (typeof p.row.prompt === 'string' ? [{ role: 'user', content: p.row.prompt }] : p.row.prompt);
     const messages: ChatMessage[] = [...history, { role: 'assistant', content: rec.generatedText }, { role: 'user', content: turns[p.turn] as string }];
     const promptLen = p.promptLen + rec.outputTokens + (p.row.turnLens?.[p.turn] ?? 0);
-    const { body, asked } = encode(this.ctx.api.kind, buildBody(this.ctx.api.kind, p.row, this.ctx.bodyOpts, messages));
+    const out = p.row.turnOutputLens?.[p.turn];
+    const { body, asked } = encode(this.ctx.api.kind, buildBody(this.ctx.api.kind, out === undefined ? p.row : { ...p.row, outputLen: out }, this.ctx.bodyOpts, messages));
     const think = p.row.thinkMs?.[p.turn] ?? 0;
     const due = performance.now() - this.t0 + think;
     const next: Pending = { row: p.row, index: p.index, turn: p.turn + 1, arrivalMs: due, body, asked, promptLen, messages };

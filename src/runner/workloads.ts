@@ -92,6 +92,8 @@ export class Workloads {
     const out: Partial<DatasetOptions> & Pick<DatasetOptions, 'datasetName'> = { ...o, datasetName: b.datasetKind, numPrompts, randomInputLen: sc.inputLen, randomOutputLen: sc.outputLen, randomRangeRatio: 1, seed, chatBackend: b.endpoint === '/v1/chat/completions' };
     if (b.dataset.path) out.datasetPath = b.dataset.path;
     if (b.datasetKind === 'mooncake') out.mooncakeSlowdownFactor = (o.mooncakeSlowdownFactor ?? 1) * this.timeScale;
+    // Think times are the model's time, as a trace's timestamps: a sped-up simulator waits them out faster.
+    if (b.datasetKind === 'generated-shared-prefix' && o.gspTurnDelayMs !== undefined) out.gspTurnDelayMs = o.gspTurnDelayMs * this.timeScale;
     return out;
   }
 

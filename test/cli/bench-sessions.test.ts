@@ -1,9 +1,10 @@
 // Multi-turn sessions with think time through `autobench bench` against a simulated SGLang server: each session's turns
 // in order, each later turn sent its think time after the previous answer ended (the client's lateness small), the
-// prefix-cache hits the server reports rising with the turn, and per-turn TTFT and session goodput in the JSON line.
+// prefix-cache hits the server reports rising with the turn, and per-turn TTFT and session goodput in the JSON line;
+// a Mooncake trace with session fields replays each session as one conversation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -44,6 +45,33 @@ describe('autobench bench: multi-turn sessions with think time', () => {
       assert.match(a.err_(), /3 turns with 150 ms mean think time \(cv 0\)/);
       // Two think times of 150 ms in every session: the run cannot be shorter than that.
       assert.ok((line.duration as number) >= 0.3, String(line.duration));
+    });
+  });
+
+  test('a Mooncake trace with session fields: each session replayed as one conversation, its later turns after their delay, with their own lengths', { timeout: 90_000 }, async () => {
+    await withSim('sglang', ['--model-path', 'Qwen/Qwen3-8B', '--enable-cache-report', '--sim-speed', '20'], async (s) => {
+      const trace = join(dir, 'sessions.jsonl');
+      const lines: string[] = [];
+      for (let k = 0; k < 6; k++) {
+        lines.push(JSON.stringify({ session_id: `s${k}`, timestamp: k * 50, input_length: 600, output_length: 12, hash_ids: [k, 100 + k] }));
+        lines.push(JSON.stringify({ session_id: `s${k}`, delay: 120, input_length: 40, output_length: 8, hash_ids: [] }));
+        lines.push(JSON.stringify({ session_id: `s${k}`, delay: 120, input_length: 40, output_length: 20, hash_ids: [] }));
+      }
+      writeFileSync(trace, `${lines.join('\n')}\n`);
+      const out = join(dir, 'mooncake.jsonl');
+      const a = io();
+      const argv = ['--backend', 'sglang-oai-chat', '--base-url', s.url, '--tokenizer', 'autobench-sim', '--dataset-name', 'mooncake', '--dataset-path', trace, '--seed', '1', '--output-file', out, '--output-details', '--disable-tqdm'];
+      assert.equal(await runBench(argv, a, {}), 0, a.err_());
+      assert.match(a.err_(), /mooncake: 6 sessions, 18 turns/);
+      const line = JSON.parse(readFileSync(out, 'utf8').trim()) as Record<string, unknown>;
+      const ss = line.sessions as { sessions: number; completed_sessions: number; turns: Array<{ turn: number; requests: number; cache_hit_fraction: number; p99_late_ms: number | null }> };
+      assert.deepEqual([ss.sessions, ss.completed_sessions], [6, 6]);
+      assert.deepEqual(ss.turns.map((t) => [t.turn, t.requests]), [[0, 6], [1, 6], [2, 6]]);
+      for (const t of ss.turns.slice(1)) assert.ok(t.p99_late_ms !== null && t.p99_late_ms < 20, JSON.stringify(t));
+      assert.ok(ss.turns[1]!.cache_hit_fraction > ss.turns[0]!.cache_hit_fraction, JSON.stringify(ss.turns));
+      // Each turn asked for its own output length: 12 + 8 + 20 tokens per session.
+      assert.equal(line.total_output_tokens, 6 * (12 + 8 + 20));
+      assert.ok((line.duration as number) >= 0.24, String(line.duration));
     });
   });
 });

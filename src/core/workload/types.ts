@@ -28,6 +28,8 @@ export interface WorkloadRow {
   turnLens?: number[];
   /** Think time before each of `turns` (ms after the previous turn's answer ended). */
   thinkMs?: number[];
+  /** Output tokens of each of `turns` when they differ from outputLen (a trace's sessions). */
+  turnOutputLens?: number[];
   /** Trace replay: when this request is due, in ms after the first one. */
   arrivalMs?: number;
   /** Extra HTTP headers for this request (e.g. a routing key). */
