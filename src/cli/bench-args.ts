@@ -188,7 +188,7 @@ function datasetOptions(values: OptionValues, datasetName: DatasetName, conventi
     const v = num(values, flag, rule);
     if (v !== undefined) (d as Record<string, unknown>)[key] = v;
   }
-  const everyRow = datasetName === 'custom' || datasetName === 'mooncake';
+  const everyRow = datasetName === 'custom' || datasetName === 'mooncake' || datasetName === 'trace-csv';
   if (!everyRow && d.numPrompts !== undefined && d.numPrompts < 1) throw new UsageError(`--num-prompts must be >= 1 for --dataset-name ${datasetName}, got ${d.numPrompts}`);
   const ratioProblem = checkRangeRatio(d.randomRangeRatio ?? DATASET_DEFAULTS.randomRangeRatio, convention);
   if ((datasetName === 'random' || datasetName === 'random-ids' || datasetName === 'builtin-text') && ratioProblem) throw new UsageError(ratioProblem);

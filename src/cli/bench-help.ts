@@ -34,9 +34,13 @@ dataset:
   --dataset-name D         ${DATASET_NAMES.join(', ')} (default random)
                            builtin-text: natural-language prompts shipped with autobench (chat,
                            code, math, summarisation) at the --random-* lengths, sent as text
-  --dataset-path PATH      sharegpt JSON, custom JSONL, mooncake trace JSONL
+  --dataset-path PATH      sharegpt JSON, custom JSONL, mooncake trace JSONL, trace-csv CSV
                            (random: a ShareGPT file to recycle text from; optional)
-  --num-prompts N          default 1000 (custom, mooncake: <= 0 means every row)
+                           trace-csv: a timestamp and token columns per request (Azure:
+                           TIMESTAMP, ContextTokens, GeneratedTokens; BurstGPT: Timestamp,
+                           Request tokens, Response tokens), replayed at its pace
+                           (--mooncake-slowdown-factor stretches it)
+  --num-prompts N          default 1000 (custom, mooncake, trace-csv: <= 0 means every row)
   --seed S                 default 42 (dataset and arrivals use separate streams)
   --random-input-len N     default 1024;  --random-output-len N  default 1024 (random*, builtin-text)
   --random-range-ratio R   default 0.0; SGLang convention: lengths uniform over

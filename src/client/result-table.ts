@@ -65,7 +65,7 @@ export function formatSummary(r: BenchResult): string {
   const lines: string[] = [];
   lines.push(centre(' Serving Benchmark Result ', '='));
   lines.push(row('Backend:', r.backend));
-  lines.push(row('Traffic request rate:', r.workloadName === 'mooncake' ? 'trace' : formatRate(r.requestRate)));
+  lines.push(row('Traffic request rate:', r.workloadName === 'mooncake' || r.workloadName === 'trace-csv' ? 'trace' : formatRate(r.requestRate)));
   lines.push(row('Max request concurrency:', r.maxConcurrency === null ? 'not set' : String(r.maxConcurrency)));
   lines.push(row('Successful requests:', m.completed));
   lines.push(row('Benchmark duration (s):', fixed(m.durationS)));

@@ -61,7 +61,7 @@ export class Workloads {
     const d = this.plan.bench.dataset;
     if (!FILE_KINDS.includes(d.kind)) return;
     try {
-      if (d.kind === 'mooncake') this.for(this.plan.scenarios[0] as Scenario);
+      if (d.kind === 'mooncake' || d.kind === 'trace-csv') this.for(this.plan.scenarios[0] as Scenario);
       else this.poolOf();
     } catch (e) {
       throw new PlanError('the plan cannot run', [`${d.pathKey ?? 'dataset.path'} (dataset.kind ${d.kind}): ${(e as Error).message}`]);
@@ -91,7 +91,7 @@ export class Workloads {
     const o = b.dataset.options;
     const out: Partial<DatasetOptions> & Pick<DatasetOptions, 'datasetName'> = { ...o, datasetName: b.datasetKind, numPrompts, randomInputLen: sc.inputLen, randomOutputLen: sc.outputLen, randomRangeRatio: 1, seed, chatBackend: b.endpoint === '/v1/chat/completions' };
     if (b.dataset.path) out.datasetPath = b.dataset.path;
-    if (b.datasetKind === 'mooncake') out.mooncakeSlowdownFactor = (o.mooncakeSlowdownFactor ?? 1) * this.timeScale;
+    if (b.datasetKind === 'mooncake' || b.datasetKind === 'trace-csv') out.mooncakeSlowdownFactor = (o.mooncakeSlowdownFactor ?? 1) * this.timeScale;
     // Think times are the model's time, as a trace's timestamps: a sped-up simulator waits them out faster.
     if (b.datasetKind === 'generated-shared-prefix' && o.gspTurnDelayMs !== undefined) out.gspTurnDelayMs = o.gspTurnDelayMs * this.timeScale;
     return out;

@@ -66,4 +66,27 @@ describe('run plans with dataset kinds on the simulator', () => {
       cleanup(dir);
     }
   });
+
+  test('a CSV trace (BurstGPT columns): replayed at its pace, one scenario, rows ok and saying trace-csv', { timeout: 90_000 }, async () => {
+    const dir = tempDir();
+    try {
+      const file = path.join(dir, 'burst.csv');
+      const lines = ['Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type', ...Array.from({ length: 20 }, (_, i) => `${(i * 0.25).toFixed(2)},ChatGPT,${200 + 10 * i},16,${216 + 10 * i},Conversation log`)];
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      const plan = planYaml({ dataset: `kind: trace-csv\npath: ${file}\nnum_prompts: 10\nscenario_names: [burst]\ninput_len: [300]\noutput_len: [16]\ntrace:\n  slowdown_factor: 1`, frameworks: { vllm: VLLM }, search: 'max_candidates_per_framework: 1' });
+      const run = await runOnSim(plan, { outDir: path.join(dir, 'run'), skipSmoke: true, strategy: 'grid', repeats: 0 });
+      assert.equal(run.result.status, 'completed', run.result.reason);
+      const measured = readRowsFile(run.outDir).filter((r) => r.framework === 'vllm');
+      assert.ok(measured.length >= 1);
+      for (const r of measured) {
+        assert.equal(r.status, 'ok', String(r.failure_reason));
+        const w = r.workload as Record<string, unknown>;
+        assert.deepEqual([w.kind, w.scenario], ['trace-csv', 'burst']);
+        assert.ok(String(r.benchmark_command).includes('--dataset-name trace-csv') && String(r.benchmark_command).includes(`--dataset-path ${file}`), String(r.benchmark_command));
+      }
+    } finally {
+      cleanup(dir);
+    }
+  });
 });
+

@@ -19,8 +19,8 @@ export function checkDatasetKind(sink: FindingSink, root: PyMap): void {
   checkPath(sink, ds, k);
   const group = optionGroupOf(k);
   if (group) checkOptions(sink, ds, k, group);
-  for (const g of ['sharegpt', 'gsp', 'mooncake'] as const) {
-    if (g !== group && ds[g] !== undefined) sink.warn('dataset-options-unused', `dataset.${g} is read only by dataset.kind ${g === 'gsp' ? 'generated-shared-prefix' : g}; with kind ${k} it is ignored`, ['dataset', g], { onKey: true });
+  for (const g of ['sharegpt', 'gsp', 'mooncake', 'trace'] as const) {
+    if (g !== group && ds[g] !== undefined) sink.warn('dataset-options-unused', `dataset.${g} is read only by dataset.kind ${g === 'gsp' ? 'generated-shared-prefix' : g === 'trace' ? 'trace-csv' : g}; with kind ${k} it is ignored`, ['dataset', g], { onKey: true });
   }
   const endpoint = isPyMap(root.get('benchmark')) ? (root.get('benchmark') as PyMap).get('endpoint') : undefined;
   const turns = (g: OptionGroup, key: string): unknown => {

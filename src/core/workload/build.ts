@@ -5,6 +5,7 @@ import type { BuildContext } from './context';
 import { buildGsp } from './gsp';
 import { checkRangeRatio } from './lengths';
 import { buildMooncake } from './mooncake';
+import { buildTraceCsv } from './trace-csv';
 import { DATASET_DEFAULTS, DATASET_NAMES, type DatasetName, type DatasetOptions } from './options';
 import { buildRandom, buildRandomIds } from './random';
 import { Rng } from './rng';
@@ -59,6 +60,10 @@ export function buildWorkload(partial: Partial<DatasetOptions> & { datasetName: 
     case 'mooncake':
       rows = buildMooncake(ctx);
       check = opts.mooncakeNumRounds > 1 ? 'target' : 'constructed';
+      break;
+    case 'trace-csv':
+      rows = buildTraceCsv(ctx);
+      check = 'constructed';
       break;
   }
   if (rows.length === 0) throw new Error(`${opts.datasetName}: the dataset produced no requests`);

@@ -4,15 +4,16 @@ import type { DatasetName, DatasetOptions } from './options';
 /** Kinds whose prompts follow each scenario's input_len/output_len. */
 export const PER_SCENARIO_KINDS: readonly DatasetName[] = ['random', 'random-ids', 'builtin-text'];
 /** Kinds read from the file at dataset.path (custom: also dataset.canonical_jsonl). */
-export const FILE_KINDS: readonly DatasetName[] = ['sharegpt', 'custom', 'mooncake'];
+export const FILE_KINDS: readonly DatasetName[] = ['sharegpt', 'custom', 'mooncake', 'trace-csv'];
 /** What the file at dataset.path holds, per file kind (errors say it). */
 export const FILE_WHAT: Readonly<Record<string, string>> = {
   sharegpt: 'a ShareGPT JSON file (a list of {"conversations": [...]})',
   custom: 'a JSONL file of {"prompt", "output_len"} rows',
   mooncake: 'a Mooncake trace JSONL ({"timestamp", "input_length", "output_length", "hash_ids"} per line)',
+  'trace-csv': 'a CSV trace with a timestamp column and input/output token columns (Azure: TIMESTAMP, ContextTokens, GeneratedTokens; BurstGPT: Timestamp, Request tokens, Response tokens)',
 };
 
-export type OptionGroup = 'sharegpt' | 'gsp' | 'mooncake';
+export type OptionGroup = 'sharegpt' | 'gsp' | 'mooncake' | 'trace';
 export interface OptionKey {
   opt: keyof DatasetOptions;
   type: 'int' | 'number' | 'bool';
@@ -40,6 +41,9 @@ export const OPTION_KEYS: Readonly<Record<OptionGroup, Readonly<Record<string, O
     ordered: { opt: 'gspOrdered', type: 'bool' },
     send_routing_key: { opt: 'gspSendRoutingKey', type: 'bool' },
   },
+  trace: {
+    slowdown_factor: { opt: 'mooncakeSlowdownFactor', type: 'number', min: 0.001 },
+  },
   mooncake: {
     slowdown_factor: { opt: 'mooncakeSlowdownFactor', type: 'number', min: 0.001 },
     num_rounds: { opt: 'mooncakeNumRounds', type: 'int', min: 1 },
@@ -49,6 +53,7 @@ export const OPTION_KEYS: Readonly<Record<OptionGroup, Readonly<Record<string, O
 /** The option group a kind reads (generated-shared-prefix: `gsp`). */
 export function optionGroupOf(kind: string): OptionGroup | undefined {
   if (kind === 'generated-shared-prefix') return 'gsp';
+  if (kind === 'trace-csv') return 'trace';
   return kind === 'sharegpt' || kind === 'mooncake' ? kind : undefined;
 }
 

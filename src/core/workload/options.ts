@@ -1,7 +1,7 @@
 // Dataset options with SGLang bench_serving's names and defaults (camelCased), shared by the CLI and the runner.
 import type { RangeRatioConvention } from './lengths';
 
-export const DATASET_NAMES = ['random', 'random-ids', 'builtin-text', 'sharegpt', 'custom', 'generated-shared-prefix', 'mooncake'] as const;
+export const DATASET_NAMES = ['random', 'random-ids', 'builtin-text', 'sharegpt', 'custom', 'generated-shared-prefix', 'mooncake', 'trace-csv'] as const;
 export type DatasetName = (typeof DATASET_NAMES)[number];
 
 export interface DatasetOptions {

@@ -66,7 +66,7 @@ describe('plan dataset', () => {
     const p = read('kind: builtin-text\nscenario_names: [a, b]\ninput_len: [256, 1024]\noutput_len: [32, 64]');
     assert.deepEqual(p.problems, []);
     assert.deepEqual(p.scenarios.map((s) => [s.name, s.inputLen, s.outputLen]), [['a', 256, 32], ['b', 1024, 64]]);
-    assert.match(read('kind: mmmu\ninput_len: [256]\noutput_len: [32]').problems.join('\n'), /dataset\.kind "mmmu": the runner builds random, random-ids, builtin-text, sharegpt, custom, generated-shared-prefix, mooncake workloads/);
+    assert.match(read('kind: mmmu\ninput_len: [256]\noutput_len: [32]').problems.join('\n'), /dataset\.kind "mmmu": the runner builds random, random-ids, builtin-text, sharegpt, custom, generated-shared-prefix, mooncake, trace-csv workloads/);
   });
 
   test('no kind named: builtin-text when a candidate uses speculative decoding (said in the plan), else random; a named kind stands', () => {
