@@ -1,7 +1,8 @@
 // HTTP legs of the simulated P/D routers (router.ts, trtllm-front.ts) to their workers: a POST that asks for the
-// worker's modelled times, reading an answer whole, a GET with a timeout, and a worker's /health.
+// worker's modelled times, reading an answer whole, a GET with a timeout, a worker's /health, and the unit's energy.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { TIMING_HEADER } from './http/ttft-report';
+import { ENERGY_PATH, type EnergyReading } from './power';
 
 export interface Upstream {
   status: number;
@@ -57,3 +58,17 @@ export function portMap(env: NodeJS.ProcessEnv): Map<number, number> {
   }
   return m;
 }
+
+/** A unit's modelled energy: every worker's counter summed, output tokens from its decode (generation) workers only. */
+export async function unitEnergy(workers: ReadonlyArray<{ url: string; decode: boolean }>): Promise<EnergyReading> {
+  const readings = await Promise.all(workers.map(async (w) => ({ w, e: JSON.parse((await getText(`${w.url}${ENERGY_PATH}`, { [TIMING_HEADER]: '1' })).text) as EnergyReading })));
+  const sum: EnergyReading = { joules: 0, seconds: 0, output_tokens: 0, gpus: 0, basis: 'modelled' };
+  for (const { w, e } of readings) {
+    sum.joules += e.joules;
+    sum.seconds = Math.max(sum.seconds, e.seconds);
+    sum.gpus += e.gpus;
+    if (w.decode) sum.output_tokens += e.output_tokens;
+  }
+  return sum;
+}
+

