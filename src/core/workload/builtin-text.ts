@@ -1,5 +1,6 @@
 // The `builtin-text` dataset: the natural-language prompts the product ships (datasets/builtin-text.jsonl), sent as text at the requested lengths.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readDatasetText } from './file-text';
 import { dirname, join, resolve } from 'node:path';
 import { finishOverhead, finishText, type BuildContext } from './context';
 import { sampleLength } from './lengths';
@@ -49,12 +50,7 @@ export function readBuiltinText(path = findBuiltinText()): BuiltinPrompt[] {
   if (!path) throw new Error(`builtin-text: ${BUILTIN_TEXT_FILE} was not found in a datasets/ folder above ${__dirname}; reinstall the package (it ships datasets/${BUILTIN_TEXT_FILE})`);
   const hit = cache.get(path);
   if (hit) return hit;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const text = readDatasetText(path);
   const out: BuiltinPrompt[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() !== '') out.push(parseLine(path, i + 1, line));

@@ -1,5 +1,5 @@
 // The `custom` dataset: the playbook's JSONL rows (prompt text or chat messages, output_len, extra_request_body, metadata).
-import { readFileSync } from 'node:fs';
+import { readDatasetText } from './file-text';
 import { validateJson } from '../config/schema-check';
 import { applyChatTemplate } from './chat-template';
 import { finishText, type BuildContext } from './context';
@@ -17,12 +17,7 @@ export interface CustomRow {
  * naming the line (deliberate: a silently skipped row would give frameworks different workloads).
  */
 export function readCustomRows(path: string): CustomRow[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const text = readDatasetText(path);
   const rows: CustomRow[] = [];
   const problems: string[] = [];
   const lines = text.split('\n');

@@ -1,5 +1,5 @@
 // The `mooncake` dataset: replay of a Mooncake trace (timestamp, input_length, output_length, hash_ids) at its own pace.
-import { readFileSync } from 'node:fs';
+import { readDatasetText } from './file-text';
 import { finishOverhead, finishText, type BuildContext } from './context';
 import { Rng } from './rng';
 import { PromptSynth } from './synth';
@@ -20,12 +20,7 @@ export interface MooncakeEntry {
 }
 
 export function readMooncakeTrace(path: string): MooncakeEntry[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const text = readDatasetText(path);
   const out: MooncakeEntry[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {

@@ -2,7 +2,7 @@
 // Azure LLM inference traces (TIMESTAMP, ContextTokens, GeneratedTokens) and BurstGPT (Timestamp, Request tokens,
 // Response tokens) publish them: each row due at its timestamp (relative to the first, × the slowdown factor), with a
 // prompt of its input length and its output length. Columns are found by those names, case and spacing aside.
-import { readFileSync } from 'node:fs';
+import { readDatasetText } from './file-text';
 import { finishOverhead, finishText, type BuildContext } from './context';
 import { Rng } from './rng';
 import { PromptSynth } from './synth';
@@ -33,12 +33,7 @@ function timeMs(cell: string): number | undefined {
 
 /** The trace's rows in time order; an error names the file, the line and what it expected. */
 export function readTraceCsv(path: string): TraceCsvEntry[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const text = readDatasetText(path);
   const lines = text.split(/\r?\n/);
   const head = (lines[0] ?? '').split(',').map(norm);
   const col = (names: readonly string[]): number => head.findIndex((h) => names.includes(h));
